@@ -1,0 +1,126 @@
+// Package transport defines what ttymux needs from a byte stream to a shell,
+// device or process, and the types shared by every transport.
+//
+// It owns interfaces and plain data only. Concrete transports live in
+// sub-packages (local, sshconn, serial, agent) and never import the session
+// layer; the session layer never imports them. cmd/ttymux wires the two.
+//
+// Concurrency: a Conn's Read, Write and Close may be called from different
+// goroutines. Exactly one goroutine should Read (the session's pump).
+package transport
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// A Conn is a live byte stream to a shell, device or process. Read, Write and
+// Close may run on different goroutines; Close unblocks pending Reads and
+// Writes and may be called more than once.
+type Conn interface {
+	io.ReadWriteCloser
+	// Wait blocks until the far end is gone: nil for a clean exit,
+	// *ExitError for a non-zero status or signal, another error if the
+	// link broke first.
+	Wait() error
+}
+
+// An Opener makes Conns of one kind. ctx bounds setup only: once Open
+// returns, the Conn lives until Close (as with net.Dialer.DialContext).
+type Opener interface {
+	Open(ctx context.Context, t Target) (Conn, error)
+}
+
+// Size is a terminal window size in character cells.
+type Size struct {
+	Rows int `json:"rows"`
+	Cols int `json:"cols"`
+}
+
+// Valid reports whether both dimensions are usable by a terminal.
+func (s Size) Valid() bool { return s.Rows > 0 && s.Cols > 0 && s.Rows <= 1000 && s.Cols <= 1000 }
+
+// DefaultSize is used when a caller gives none. 40x120 keeps long command
+// lines unwrapped while staying cheap to render.
+var DefaultSize = Size{Rows: 40, Cols: 120}
+
+// Target describes what to open. Transports read the fields that apply to
+// them and ignore the rest; a zero Target opens the user's login shell.
+type Target struct {
+	// Command is the program to run; empty means the user's shell.
+	Command string
+	// Args are passed to Command (not including argv[0]).
+	Args []string
+	// Dir is the working directory; empty means the current one.
+	Dir string
+	// Env holds extra "KEY=value" entries layered over the inherited
+	// environment (later entries win).
+	Env []string
+	// Size is the initial window size; the zero value means DefaultSize.
+	Size Size
+	// Term is the TERM value for the far end; empty means "xterm-256color".
+	Term string
+}
+
+// Resizer is implemented by Conns whose far end has a window size
+// (a PTY or an SSH pty-req). Resize delivers SIGWINCH or window-change.
+type Resizer interface {
+	Resize(ctx context.Context, sz Size) error
+}
+
+// Signal names a POSIX signal without the SIG prefix, as in RFC 4254
+// section 6.10: "INT", "TERM", "KILL", "HUP", "QUIT", "TSTP", "CONT",
+// "USR1", "USR2", "WINCH".
+type Signal string
+
+// Signaler is implemented by Conns that can deliver a signal to the far
+// end's foreground process group (local and agent PTYs) or process (SSH).
+type Signaler interface {
+	Signal(ctx context.Context, sig Signal) error
+}
+
+// Foreground describes the process that currently owns the terminal.
+type Foreground struct {
+	// Pgid is the foreground process group id, 0 when unknown.
+	Pgid int
+	// Name is the program name of the group leader (as in /proc/PID/comm).
+	Name string
+	// IsShell reports whether the foreground group is the session's own
+	// top-level process (the shell) rather than a program it started.
+	IsShell bool
+}
+
+// Foregrounder is implemented by Conns that can tell which process group
+// owns the terminal (local and agent PTYs). It must be cheap: the completion
+// detector may call it every few milliseconds while a command runs.
+type Foregrounder interface {
+	Foreground() (Foreground, error)
+}
+
+// EchoReporter is implemented by Conns that can read the terminal's ECHO
+// flag. Echo off while a program waits for input usually means a password
+// prompt.
+type EchoReporter interface {
+	Echo() (bool, error)
+}
+
+// ExitError reports that the far end ended with a non-zero status or was
+// killed by a signal. Modelled on golang.org/x/crypto/ssh.ExitError.
+type ExitError struct {
+	// Status is the exit status; for a signal it is 128+signal number, as
+	// shells report it.
+	Status int
+	// Signal is set when the process was killed by a signal ("KILL").
+	Signal Signal
+}
+
+func (e *ExitError) Error() string {
+	if e.Signal != "" {
+		return fmt.Sprintf("killed by signal %s", e.Signal)
+	}
+	return fmt.Sprintf("exit status %d", e.Status)
+}
+
+// ExitStatus returns the status as a shell's $? would show it.
+func (e *ExitError) ExitStatus() int { return e.Status }
