@@ -1,0 +1,116 @@
+// Command ttymux is an MCP stdio server that gives AI agents real terminals,
+// and the command line humans use around it.
+//
+//	ttymux            run the MCP server on stdin/stdout (same as ttymux mcp)
+//	ttymux mcp        run the MCP server on stdin/stdout
+//	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
+//	ttymux version    print the version
+//
+// stdout of the server is the MCP protocol: every log line goes to stderr.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage: ttymux [command]
+
+commands:
+  mcp        run the MCP stdio server (the default)
+  tools-doc  print the MCP tool reference as Markdown
+  version    print the version
+
+Register with Claude Code:  claude mcp add --scope user ttymux -- ttymux
+Environment: TTYMUX_LOG=debug|info|warn|error (stderr log level, default warn)
+`)
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "mcp"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "mcp":
+		return serve(args, stderr)
+	case "tools-doc":
+		fmt.Fprint(stdout, toolsDoc())
+		return 0
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "ttymux", version())
+		return 0
+	case "help", "-h", "--help", "-help":
+		usage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "ttymux: unknown command %q\n", cmd)
+	usage(stderr)
+	return 2
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func newLogger(w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	switch os.Getenv("TTYMUX_LOG") {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "info":
+		lvl = slog.LevelInfo
+	case "error":
+		lvl = slog.LevelError
+	default:
+		lvl = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+}
+
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	limit := fs.Int("max-sessions", session.DefaultLimit, "maximum sessions open at once")
+	ringMiB := fs.Int("log-mib", 8, "output kept per session, in MiB")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log := newLogger(stderr)
+	mgr := session.NewManager(session.Options{
+		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Limit:    *limit,
+		RingSize: *ringMiB << 20,
+		Logger:   log,
+	})
+	defer mgr.CloseAll()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	srv := newServer(mgr, log)
+	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		log.Error("server stopped", "err", err)
+		return 1
+	}
+	return 0
+}

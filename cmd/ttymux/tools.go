@@ -1,0 +1,382 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// instructions teach the workflow in a few lines; clients show them to the
+// model once per connection.
+const instructions = `ttymux gives you real, persistent terminals.
+1. open_local starts a shell (or a program) and returns a session_id. The shell keeps its state (cwd, env, venv) between calls.
+2. send {session_id, text} types a command line, presses Enter, waits until it finishes and returns its output with complete, via and exit_code. Prefer this over one-shot command tools.
+3. If complete is false the command is still running (state says what it waits for: password_prompt, confirm_prompt, pager, repl, running): call read {wait: true} for the rest, send more input, or send keys ["ctrl+c"].
+4. For REPLs and programs that are not the shell, pass until (a regex for the prompt you expect, e.g. ">>> ").
+5. Long output is folded to head and tail; the fold marker gives the exact read call (mode "range") that shows the hidden lines. Full-screen programs (vim, less, htop) are returned as their rendered screen.
+Destructive commands (rm -rf /, mkfs, dd of=/dev/…, DROP TABLE, curl|sh) are refused until you resend them with confirm: true. Use secret: true for passwords.`
+
+// OpenLocalIn are open_local's parameters.
+type OpenLocalIn struct {
+	Command    string            `json:"command,omitempty" jsonschema:"program to run; empty starts the user's shell ($SHELL) with ttymux's integration for exact exit codes"`
+	Args       []string          `json:"args,omitempty" jsonschema:"arguments for command"`
+	Cwd        string            `json:"cwd,omitempty" jsonschema:"working directory (default: the server's)"`
+	Env        map[string]string `json:"env,omitempty" jsonschema:"extra environment variables"`
+	Name       string            `json:"name,omitempty" jsonschema:"optional unique name usable instead of the session_id"`
+	Rows       int               `json:"rows,omitempty" jsonschema:"terminal rows (default 40)"`
+	Cols       int               `json:"cols,omitempty" jsonschema:"terminal columns (default 120)"`
+	Persistent *bool             `json:"persistent,omitempty" jsonschema:"keep the session alive when the server exits (default true; this build keeps sessions in the server process)"`
+}
+
+// OpenOut is what open_local returns.
+type OpenOut struct {
+	session.Info
+	Output string `json:"output"`
+	Note   string `json:"note,omitempty"`
+}
+
+// SendIn are send's parameters.
+type SendIn struct {
+	SessionID string   `json:"session_id" jsonschema:"the session from open_local (or its name)"`
+	Text      string   `json:"text,omitempty" jsonschema:"text to type, usually a command line; multi-line text is pasted as one unit when the program supports it"`
+	Keys      []string `json:"keys,omitempty" jsonschema:"keys pressed after text: ctrl+c ctrl+d ctrl+z ctrl+l ctrl+] esc tab shift+tab enter backspace up down left right home end pgup pgdn insert delete f1-f12 (and ctrl+<letter>, alt+<char>)"`
+	Enter     *bool    `json:"enter,omitempty" jsonschema:"press Enter after text (default true; ignored without text)"`
+	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
+	Wait      *bool    `json:"wait,omitempty" jsonschema:"wait for the command to finish and return its output (default true)"`
+	Until     string   `json:"until,omitempty" jsonschema:"regular expression (RE2) that ends the wait when it matches output produced after this send, e.g. '>>> ' for a Python prompt"`
+	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
+	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate refused"`
+	Raw       bool     `json:"raw,omitempty" jsonschema:"return the output bytes untouched (escape sequences included) instead of rendered text"`
+}
+
+// ReadIn are read's parameters.
+type ReadIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session to read"`
+	Mode      string `json:"mode,omitempty" jsonschema:"new (default: output since the last read), screen (the rendered screen), diff (screen lines changed since the last diff), range (session lines from_line..to_line)"`
+	Wait      bool   `json:"wait,omitempty" jsonschema:"mode new: wait until the last command finishes (or until matches, or new output arrives when no command is pending)"`
+	Until     string `json:"until,omitempty" jsonschema:"regular expression that ends the wait when it matches new output"`
+	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000)"`
+	FromLine  int64  `json:"from_line,omitempty" jsonschema:"mode range: first session line (1-based, as in fold markers)"`
+	ToLine    int64  `json:"to_line,omitempty" jsonschema:"mode range: last session line (default: from_line+1999)"`
+	Raw       bool   `json:"raw,omitempty" jsonschema:"return bytes untouched instead of rendered text"`
+}
+
+// ResizeIn are resize's parameters.
+type ResizeIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session to resize"`
+	Rows      int    `json:"rows" jsonschema:"terminal rows (1-1000)"`
+	Cols      int    `json:"cols" jsonschema:"terminal columns (1-1000)"`
+}
+
+// SessionIn is the parameter of tools that take only a session.
+type SessionIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session id (or name)"`
+}
+
+// ListIn are list's parameters.
+type ListIn struct{}
+
+// ListOut is what list returns.
+type ListOut struct {
+	Sessions []session.Info `json:"sessions"`
+}
+
+// CloseOut is what close returns.
+type CloseOut struct {
+	SessionID string `json:"session_id"`
+	Closed    bool   `json:"closed"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// tools is the tool table; docs/tools.md is generated from it.
+type toolDef struct {
+	tool *mcp.Tool
+	add  func(s *mcp.Server, t *mcp.Tool, h *handlers)
+}
+
+func toolDefs() []toolDef {
+	return []toolDef{
+		{&mcp.Tool{
+			Name:        "open_local",
+			Description: "Start a local shell or program in a real terminal (PTY). Returns a session_id for send/read. The shell gets ttymux's integration, so every command comes back with its exit code.",
+			Annotations: &mcp.ToolAnnotations{Title: "Open a local terminal", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openLocal) }},
+		{&mcp.Tool{
+			Name:        "send",
+			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, shell, timeout), exit_code and state.",
+			Annotations: &mcp.ToolAnnotations{Title: "Type into a terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.send) }},
+		{&mcp.Tool{
+			Name:        "read",
+			Description: "Read a session's output without typing: new output since the last read (optionally waiting for the running command), the rendered screen, a diff of the screen, or an exact range of session lines.",
+			Annotations: &mcp.ToolAnnotations{Title: "Read terminal output", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.read) }},
+		{&mcp.Tool{
+			Name:        "resize",
+			Description: "Change a session's terminal size (the program receives SIGWINCH).",
+			Annotations: &mcp.ToolAnnotations{Title: "Resize a terminal", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.resize) }},
+		{&mcp.Tool{
+			Name:        "list",
+			Description: "List open sessions with transport, state, foreground program and idle time.",
+			Annotations: &mcp.ToolAnnotations{Title: "List terminals", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.list) }},
+		{&mcp.Tool{
+			Name:        "close",
+			Description: "End a session: its program is hung up and the session is forgotten.",
+			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
+	}
+}
+
+// handlers are the thin MCP tool handlers over session.Manager.
+type handlers struct {
+	mgr *session.Manager
+	log *slog.Logger
+}
+
+// newServer builds the MCP server with every tool registered.
+func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+	})
+	h := &handlers{mgr: mgr, log: log}
+	for _, d := range toolDefs() {
+		d.add(srv, d.tool, h)
+	}
+	srv.AddReceivingMiddleware(recoverPanics(log))
+	return srv
+}
+
+// recoverPanics turns a panic in a handler into an error result, so one bad
+// call never takes the server (and every session) down.
+func recoverPanics(log *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					log.Error("panic in handler", "method", method, "panic", p, "stack", string(debug.Stack()))
+					if method == "tools/call" {
+						r := &mcp.CallToolResult{}
+						r.SetError(fmt.Errorf("internal error in ttymux (%v); the server is still running, and the session state is unchanged unless the error says otherwise", p))
+						res, err = r, nil
+						return
+					}
+					res, err = nil, fmt.Errorf("internal error: %v", p)
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in OpenLocalIn) (*mcp.CallToolResult, OpenOut, error) {
+	if in.Rows < 0 || in.Cols < 0 || (in.Rows == 0) != (in.Cols == 0) {
+		return nil, OpenOut{}, fmt.Errorf("rows and cols must both be given as positive numbers (e.g. rows 40, cols 120), or both left out")
+	}
+	env := make([]string, 0, len(in.Env))
+	keys := make([]string, 0, len(in.Env))
+	for k := range in.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return nil, OpenOut{}, fmt.Errorf("invalid environment variable name %q", k)
+		}
+		env = append(env, k+"="+in.Env[k])
+	}
+	s, err := h.mgr.Open(ctx, session.OpenRequest{
+		Transport: "local",
+		Name:      in.Name,
+		Target: transport.Target{
+			Command: in.Command, Args: in.Args, Dir: in.Cwd, Env: env,
+			Size: transport.Size{Rows: in.Rows, Cols: in.Cols},
+		},
+	})
+	if err != nil {
+		return nil, OpenOut{}, fmt.Errorf("open_local: %w", err)
+	}
+	out := OpenOut{Info: s.Info()}
+	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	out.Output = r.Output
+	if in.Persistent == nil || *in.Persistent {
+		out.Note = "this session lives in the server process and ends with it"
+	}
+	if !out.Integrated && out.State != "exited" && shellLike(out.Command) {
+		out.Note = joinNote(out.Note, "no shell integration: completion is judged by the foreground process; exit codes are not reported")
+	}
+	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State)
+	if out.Output != "" {
+		text += "\n" + out.Output
+	}
+	return textResult(text), out, nil
+}
+
+func shellLike(cmd string) bool {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	b := f[0][strings.LastIndex(f[0], "/")+1:]
+	return strings.HasSuffix(b, "sh")
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(time.Duration, string) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	return func(el time.Duration, fg string) {
+		msg := fmt.Sprintf("waiting %ds", int(el.Seconds()))
+		if fg != "" {
+			msg += " for " + fg
+		}
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ // best effort
+			ProgressToken: token, Progress: el.Seconds(), Message: msg,
+		})
+	}
+}
+
+func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn) (*mcp.CallToolResult, session.Result, error) {
+	s, err := h.mgr.Get(in.SessionID)
+	if err != nil {
+		return nil, session.Result{}, err
+	}
+	if in.TimeoutMS < 0 {
+		return nil, session.Result{}, errors.New("timeout_ms must not be negative")
+	}
+	r, err := s.Send(ctx, session.SendRequest{
+		Text: in.Text, Keys: in.Keys, Enter: in.Enter == nil || *in.Enter,
+		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until,
+		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Confirm: in.Confirm, Raw: in.Raw,
+		Progress: progressFunc(ctx, req),
+	})
+	if err != nil {
+		return nil, session.Result{}, err
+	}
+	return textResult(summary(r)), r, nil
+}
+
+func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, session.Result, error) {
+	s, err := h.mgr.Get(in.SessionID)
+	if err != nil {
+		return nil, session.Result{}, err
+	}
+	if in.TimeoutMS < 0 {
+		return nil, session.Result{}, errors.New("timeout_ms must not be negative")
+	}
+	r, err := s.Read(ctx, session.ReadRequest{
+		Mode: in.Mode, Wait: in.Wait, Until: in.Until,
+		Timeout:  time.Duration(in.TimeoutMS) * time.Millisecond,
+		FromLine: in.FromLine, ToLine: in.ToLine, Raw: in.Raw,
+		Progress: progressFunc(ctx, req),
+	})
+	if err != nil {
+		return nil, session.Result{}, err
+	}
+	return textResult(summary(r)), r, nil
+}
+
+// summary is the short text form of a result: the output, then one line of
+// verdict.
+func summary(r session.Result) string {
+	var b strings.Builder
+	b.WriteString(r.Output)
+	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("[")
+	if r.Complete {
+		b.WriteString("complete")
+		if r.Via != "" {
+			b.WriteString(" via " + r.Via)
+		}
+	} else {
+		b.WriteString("not complete")
+	}
+	if r.ExitCode != nil {
+		fmt.Fprintf(&b, ", exit %d", *r.ExitCode)
+	}
+	b.WriteString(", state " + r.State)
+	if r.Foreground != "" {
+		b.WriteString(" (" + r.Foreground + ")")
+	}
+	if r.Mode == "range" {
+		fmt.Fprintf(&b, ", lines %d–%d", r.FirstLine, r.LastLine)
+	}
+	fmt.Fprintf(&b, ", %s, %d ms]", r.SessionID, r.ElapsedMS)
+	if r.Note != "" {
+		b.WriteString("\n" + r.Note)
+	}
+	return b.String()
+}
+
+func (h *handlers) resize(ctx context.Context, _ *mcp.CallToolRequest, in ResizeIn) (*mcp.CallToolResult, session.Info, error) {
+	s, err := h.mgr.Get(in.SessionID)
+	if err != nil {
+		return nil, session.Info{}, err
+	}
+	if err := s.Resize(ctx, transport.Size{Rows: in.Rows, Cols: in.Cols}); err != nil {
+		return nil, session.Info{}, err
+	}
+	in2 := s.Info()
+	return textResult(fmt.Sprintf("%s is now %dx%d", in2.ID, in2.Rows, in2.Cols)), in2, nil
+}
+
+func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (*mcp.CallToolResult, ListOut, error) {
+	out := ListOut{Sessions: h.mgr.List()}
+	if len(out.Sessions) == 0 {
+		return textResult("no sessions; start one with open_local"), out, nil
+	}
+	var b strings.Builder
+	for _, i := range out.Sessions {
+		fmt.Fprintf(&b, "%s", i.ID)
+		if i.Name != "" {
+			fmt.Fprintf(&b, " (%s)", i.Name)
+		}
+		fmt.Fprintf(&b, " %s %q %s", i.Transport, i.Command, i.State)
+		if i.Foreground != "" {
+			fmt.Fprintf(&b, " [%s]", i.Foreground)
+		}
+		fmt.Fprintf(&b, " idle %ds\n", i.IdleMS/1000)
+	}
+	return textResult(b.String()), out, nil
+}
+
+func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, CloseOut, error) {
+	info, err := h.mgr.Close(in.SessionID)
+	var nf *session.NotFoundError
+	if errors.As(err, &nf) {
+		return nil, CloseOut{}, err
+	}
+	if err != nil {
+		h.log.Debug("close", "session", in.SessionID, "err", err)
+	}
+	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
+	return textResult("closed " + info.ID), out, nil
+}

@@ -1,0 +1,176 @@
+package ring
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultSize is the capacity New uses when asked for size <= 0: 8 MiB, about
+// half a second of a terminal flooding at full speed, or several hundred
+// thousand lines of ordinary output.
+const DefaultSize = 8 << 20
+
+// minAlloc is the first allocation of a ring's buffer. The buffer grows by
+// doubling up to Size, so a session that prints little costs little.
+const minAlloc = 4 << 10
+
+// ErrNegativeOffset is returned by ReadAt for an offset below 0. Such bytes
+// never existed, so it is not a gap.
+var ErrNegativeOffset = errors.New("negative output offset")
+
+// Ring keeps the most recent Size() bytes of an unbounded stream. Offset 0 is
+// the first byte ever written; End() is the total number of bytes written and
+// Start() the oldest offset still held.
+//
+// A Ring is not safe for concurrent use: callers hold their own lock around
+// Write and every read. The zero value is not usable; call New.
+type Ring struct {
+	size int
+	// buf holds offset o at buf[o%size]. Until the stream first reaches size
+	// bytes, len(buf) may be shorter than size (it grows by doubling) and
+	// holds offsets 0..end-1 in place.
+	buf []byte
+	end int64
+	// before is the byte at offset Start()-1, the last one dropped, valid
+	// when Start() > 0. LineIndex needs it to tell whether Start() itself
+	// begins a line, and it is gone from buf by the time LineIndex.Write runs.
+	before byte
+}
+
+// New returns an empty Ring that keeps the last size bytes. A size <= 0 means
+// DefaultSize. Memory is allocated as output arrives, up to size bytes.
+func New(size int) *Ring {
+	if size <= 0 {
+		size = DefaultSize
+	}
+	return &Ring{size: size}
+}
+
+// Size returns the ring's capacity in bytes.
+func (r *Ring) Size() int { return r.size }
+
+// Start returns the oldest offset still held: max(0, End()-Size()).
+func (r *Ring) Start() int64 {
+	return max(0, r.end-int64(r.size))
+}
+
+// End returns the offset one past the newest byte, which is the number of
+// bytes ever written.
+func (r *Ring) End() int64 { return r.end }
+
+// Write appends p to the stream. It never fails and always returns len(p).
+// If p is longer than the ring, only its last Size() bytes are kept, but End()
+// still advances by len(p). Write does not retain p. Once the ring has filled
+// for the first time, Write does not allocate.
+func (r *Ring) Write(p []byte) (int, error) {
+	n := len(p)
+	if n == 0 {
+		return 0, nil
+	}
+	size := int64(r.size)
+	end := r.end + int64(n)
+	// Save the byte just before the new start before it is overwritten.
+	// Since n > 0 the start moves, and newStart-1 is either in p or still
+	// held.
+	if newStart := end - size; newStart > 0 {
+		if i := newStart - 1; i >= r.end {
+			r.before = p[i-r.end]
+		} else {
+			r.before = r.buf[i%size]
+		}
+	}
+	if n > r.size {
+		p = p[n-r.size:]
+	}
+	if end > int64(len(r.buf)) && len(r.buf) < r.size {
+		r.grow(end)
+	}
+	pos := int((end - int64(len(p))) % size)
+	c := copy(r.buf[pos:], p)
+	copy(r.buf, p[c:])
+	r.end = end
+	return n, nil
+}
+
+// grow enlarges buf, which has not wrapped yet, to hold offsets up to end.
+func (r *Ring) grow(end int64) {
+	n := int(min(max(int64(2*len(r.buf)), minAlloc, end), int64(r.size)))
+	buf := make([]byte, n)
+	copy(buf, r.buf[:r.end])
+	r.buf = buf
+}
+
+// segments returns the held bytes of [from, to) as up to two slices of buf,
+// in order. The caller ensures Start() <= from <= to <= End().
+func (r *Ring) segments(from, to int64) (a, b []byte) {
+	if from >= to {
+		return nil, nil
+	}
+	pos := int(from % int64(r.size))
+	n := int(to - from)
+	if pos+n <= len(r.buf) {
+		return r.buf[pos : pos+n], nil
+	}
+	return r.buf[pos:], r.buf[:n-(len(r.buf)-pos)]
+}
+
+// ReadAt copies held bytes starting at absolute offset off into p. If off <
+// Start() the bytes are gone: ReadAt returns 0 and a *GapError. If off >=
+// End() there is nothing yet: it returns 0 and io.EOF. Otherwise it copies
+// min(len(p), End()-off) bytes and returns a nil error even when that is less
+// than len(p); unlike io.ReaderAt, a short read here only means "no more
+// output yet".
+func (r *Ring) ReadAt(p []byte, off int64) (int, error) {
+	switch {
+	case off < 0:
+		return 0, fmt.Errorf("read output at offset %d: %w", off, ErrNegativeOffset)
+	case off < r.Start():
+		return 0, &GapError{Requested: off, Start: r.Start(), End: r.end}
+	case off >= r.end:
+		return 0, io.EOF
+	}
+	a, b := r.segments(off, min(r.end, off+int64(len(p))))
+	n := copy(p, a)
+	n += copy(p[n:], b)
+	return n, nil
+}
+
+// AppendRange appends the held bytes of [from, to) to dst and returns the
+// extended slice. The range is clipped to [Start(), End()); gone reports how
+// many bytes at the front of the range had already been dropped (from <
+// Start()), so the caller can report an explicit gap instead of silently
+// returning less. Offsets below 0 name no bytes and are not counted as gone.
+// An empty or inverted range appends nothing.
+func (r *Ring) AppendRange(dst []byte, from, to int64) (out []byte, gone int64) {
+	from = max(from, 0)
+	to = min(to, r.end)
+	if from >= to {
+		return dst, 0
+	}
+	if start := r.Start(); from < start {
+		gone = min(to, start) - from
+		from = start
+	}
+	a, b := r.segments(from, to)
+	dst = append(dst, a...)
+	dst = append(dst, b...)
+	return dst, gone
+}
+
+// GapError reports that output at offset Requested has already been dropped
+// from the ring. The oldest output still held starts at Start and the newest
+// ends before End.
+type GapError struct {
+	Requested int64 // first offset asked for
+	Start     int64 // oldest offset still held
+	End       int64 // offset one past the newest byte
+}
+
+// Lost returns how many bytes between Requested and Start are gone.
+func (e *GapError) Lost() int64 { return e.Start - e.Requested }
+
+func (e *GapError) Error() string {
+	return fmt.Sprintf("output from offset %d to %d is gone (ring holds %d..%d): %d bytes lost; continue from offset %d",
+		e.Requested, e.Start, e.Start, e.End, e.Lost(), e.Start)
+}

@@ -1,0 +1,232 @@
+package session
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// markKind is the letter of an OSC 133 semantic prompt mark.
+type markKind byte
+
+const (
+	markPromptStart markKind = 'A' // the prompt is about to be drawn
+	markCommand     markKind = 'C' // a command line was accepted; its output follows
+	markDone        markKind = 'D' // the previous command finished; carries $?
+)
+
+// A mark is one shell-integration event found in the output stream.
+type mark struct {
+	kind   markKind
+	status int   // exit status, for markDone
+	off    int64 // offset of the ESC that starts the sequence
+	end    int64 // offset one past its terminator
+}
+
+// maxMarks bounds the marks kept: waiters only ever look at marks made after
+// their own send, so a short history is enough.
+const maxMarks = 256
+
+// maxOSC bounds the OSC payload collected; longer strings (images, clipboard
+// data) are skipped without being stored.
+const maxOSC = 128
+
+// detector scans the terminal's output for what the completion verdict and
+// the key encoder need: ttymux's own OSC 133 marks (with the session's nonce,
+// so a nested shell's or a printed file's marks never count), bracketed-paste
+// mode and application-cursor-key mode. It carries its parser state across
+// Write calls, so its answer never depends on where the stream was split.
+//
+// It is not safe for concurrent use; the Session's mutex guards it.
+type detector struct {
+	nonce []byte // "ttymux=<nonce>"; empty disables mark detection
+
+	off   int64 // absolute offset of the next byte
+	state int
+	start int64  // offset of the ESC of the sequence being parsed
+	buf   []byte // CSI parameters or OSC payload collected so far
+	over  bool   // buf overflowed: the sequence is ignored
+
+	marks []mark
+
+	bracketedPaste bool // DECSET 2004
+	appCursor      bool // DECSET 1 (DECCKM)
+}
+
+const (
+	stGround = iota
+	stEsc
+	stCSI
+	stOSC
+	stOSCEsc // ESC seen inside an OSC: a following '\' ends it (ST)
+	stString // DCS, SOS, PM, APC: skipped up to ST
+	stStringEsc
+)
+
+func newDetector(nonce string) *detector {
+	d := &detector{buf: make([]byte, 0, maxOSC)}
+	if nonce != "" {
+		d.nonce = []byte("ttymux=" + nonce)
+	}
+	return d
+}
+
+// Write scans p, the bytes that follow everything written before. It never
+// fails.
+func (d *detector) Write(p []byte) (int, error) {
+	n := len(p)
+	base := d.off
+	i := 0
+	for i < len(p) {
+		if d.state == stGround {
+			j := bytes.IndexByte(p[i:], 0x1b)
+			if j < 0 {
+				break
+			}
+			i += j
+			d.state = stEsc
+			d.start = base + int64(i)
+			i++
+			continue
+		}
+		c := p[i]
+		switch d.state {
+		case stEsc:
+			switch c {
+			case '[':
+				d.state, d.buf, d.over = stCSI, d.buf[:0], false
+			case ']':
+				d.state, d.buf, d.over = stOSC, d.buf[:0], false
+			case 'P', 'X', '^', '_':
+				d.state = stString
+			case 0x1b:
+				d.start = base + int64(i)
+			default:
+				d.state = stGround
+			}
+		case stCSI:
+			switch {
+			case c >= 0x40 && c <= 0x7e:
+				if !d.over {
+					d.csi(c)
+				}
+				d.state = stGround
+			case c == 0x1b:
+				d.state, d.start = stEsc, base+int64(i)
+			case c == 0x18 || c == 0x1a: // CAN, SUB abort the sequence
+				d.state = stGround
+			default:
+				d.collect(c)
+			}
+		case stOSC:
+			switch c {
+			case 0x07:
+				d.osc(base + int64(i) + 1)
+				d.state = stGround
+			case 0x1b:
+				d.state = stOSCEsc
+			case 0x18, 0x1a:
+				d.state = stGround
+			default:
+				d.collect(c)
+			}
+		case stOSCEsc:
+			if c == '\\' {
+				d.osc(base + int64(i) + 1)
+				d.state = stGround
+			} else {
+				// An ESC that is not ST aborts the OSC and starts a new sequence.
+				d.state, d.start = stEsc, base+int64(i)-1
+				continue
+			}
+		case stString:
+			if c == 0x1b {
+				d.state = stStringEsc
+			} else if c == 0x07 || c == 0x18 || c == 0x1a {
+				d.state = stGround
+			}
+		case stStringEsc:
+			if c == '\\' {
+				d.state = stGround
+			} else {
+				d.state, d.start = stEsc, base+int64(i)-1
+				continue
+			}
+		}
+		i++
+	}
+	d.off += int64(n)
+	return n, nil
+}
+
+func (d *detector) collect(c byte) {
+	if len(d.buf) < maxOSC {
+		d.buf = append(d.buf, c)
+	} else {
+		d.over = true
+	}
+}
+
+// csi handles a complete CSI sequence; only DEC private modes matter here.
+func (d *detector) csi(final byte) {
+	if final != 'h' && final != 'l' || len(d.buf) == 0 || d.buf[0] != '?' {
+		return
+	}
+	on := final == 'h'
+	for _, f := range bytes.Split(d.buf[1:], []byte{';'}) {
+		switch string(f) {
+		case "1":
+			d.appCursor = on
+		case "2004":
+			d.bracketedPaste = on
+		}
+	}
+}
+
+// osc handles a complete OSC string ending just before end.
+func (d *detector) osc(end int64) {
+	if d.over || len(d.nonce) == 0 || !bytes.HasPrefix(d.buf, []byte("133;")) {
+		return
+	}
+	fields := bytes.Split(d.buf[4:], []byte{';'})
+	if len(fields) < 2 || len(fields[0]) != 1 || !bytes.Equal(fields[len(fields)-1], d.nonce) {
+		return
+	}
+	m := mark{kind: markKind(fields[0][0]), off: d.start, end: end}
+	switch m.kind {
+	case markDone:
+		if len(fields) != 3 {
+			return
+		}
+		st, err := strconv.Atoi(string(fields[1]))
+		if err != nil {
+			return
+		}
+		m.status = st
+	case markPromptStart, markCommand:
+	default:
+		return
+	}
+	if len(d.marks) == maxMarks {
+		copy(d.marks, d.marks[maxMarks/2:])
+		d.marks = d.marks[:maxMarks/2]
+	}
+	d.marks = append(d.marks, m)
+}
+
+// firstAfter returns the first mark of kind k that starts at or after off.
+func (d *detector) firstAfter(k markKind, off int64) (mark, bool) {
+	for _, m := range d.marks {
+		if m.kind == k && m.off >= off {
+			return m, true
+		}
+	}
+	return mark{}, false
+}
+
+// last returns the most recent mark of any kind.
+func (d *detector) last() (mark, bool) {
+	if len(d.marks) == 0 {
+		return mark{}, false
+	}
+	return d.marks[len(d.marks)-1], true
+}

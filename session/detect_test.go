@@ -1,0 +1,132 @@
+package session
+
+import (
+	"reflect"
+	"testing"
+)
+
+// detectorTranscript is a bash session with ttymux's marks, a foreign shell's
+// OSC 133 marks (no nonce: must not count), a title OSC ended by ST, colour
+// CSI, bracketed paste and application cursor mode toggles.
+const detectorTranscript = "\x1b]133;D;0;ttymux=abc\x07$ \x1b[?2004hecho hi\r\n\x1b[?2004l\r" +
+	"\x1b]133;C;ttymux=abc\x07hi\r\n\x1b]0;title\x1b\\" +
+	"\x1b]133;D;0\x07\x1b]133;D;7;ttymux=zzz\x07" + // foreign marks
+	"\x1b[1;31mred\x1b[0m\x1b[?1h\x1b]133;D;130;ttymux=abc\x07$ "
+
+type detState struct {
+	Marks          []mark
+	BracketedPaste bool
+	AppCursor      bool
+}
+
+func runDetector(chunks ...string) detState {
+	d := newDetector("abc")
+	for _, c := range chunks {
+		d.Write([]byte(c))
+	}
+	return detState{d.marks, d.bracketedPaste, d.appCursor}
+}
+
+func TestDetectorMarks(t *testing.T) {
+	got := runDetector(detectorTranscript)
+	if len(got.Marks) != 3 {
+		t.Fatalf("marks = %+v, want 3 (foreign marks must not count)", got.Marks)
+	}
+	want := []markKind{markDone, markCommand, markDone}
+	for i, m := range got.Marks {
+		if m.kind != want[i] {
+			t.Errorf("mark %d kind %c, want %c", i, m.kind, want[i])
+		}
+	}
+	if got.Marks[2].status != 130 {
+		t.Errorf("last status = %d, want 130", got.Marks[2].status)
+	}
+	if got.Marks[0].off != 0 || got.Marks[0].end != int64(len("\x1b]133;D;0;ttymux=abc\x07")) {
+		t.Errorf("first mark spans %d..%d", got.Marks[0].off, got.Marks[0].end)
+	}
+	if got.BracketedPaste || !got.AppCursor {
+		t.Errorf("bracketed=%v appCursor=%v, want false true", got.BracketedPaste, got.AppCursor)
+	}
+}
+
+// TestDetectorEverySplit feeds the transcript split at every byte position
+// (and byte by byte): the answer must not depend on where the stream was
+// split (STYLE.md, "Every split").
+func TestDetectorEverySplit(t *testing.T) {
+	want := runDetector(detectorTranscript)
+	for i := 0; i <= len(detectorTranscript); i++ {
+		got := runDetector(detectorTranscript[:i], detectorTranscript[i:])
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("split at %d: %+v, want %+v", i, got, want)
+		}
+	}
+	var bytewise []string
+	for i := range len(detectorTranscript) {
+		bytewise = append(bytewise, detectorTranscript[i:i+1])
+	}
+	if got := runDetector(bytewise...); !reflect.DeepEqual(got, want) {
+		t.Fatalf("byte by byte: %+v, want %+v", got, want)
+	}
+}
+
+func TestDetectorNoNonceIgnoresMarks(t *testing.T) {
+	d := newDetector("")
+	d.Write([]byte(detectorTranscript))
+	if len(d.marks) != 0 {
+		t.Fatalf("marks = %v, want none without a nonce", d.marks)
+	}
+}
+
+func TestDetectorLongOSCIgnored(t *testing.T) {
+	long := "\x1b]133;D;0;ttymux=abc" + string(make([]byte, 500)) + "\x07"
+	got := runDetector(long + "\x1b]133;D;5;ttymux=abc\x07")
+	if len(got.Marks) != 1 || got.Marks[0].status != 5 {
+		t.Fatalf("marks = %+v, want only the well-formed one", got.Marks)
+	}
+}
+
+func TestDetectorMarkHistoryBounded(t *testing.T) {
+	d := newDetector("abc")
+	for range 3 * maxMarks {
+		d.Write([]byte("\x1b]133;D;0;ttymux=abc\x07"))
+	}
+	if len(d.marks) > maxMarks {
+		t.Fatalf("kept %d marks, want at most %d", len(d.marks), maxMarks)
+	}
+	last, _ := d.last()
+	if last.end != d.off {
+		t.Fatalf("last mark ends at %d, want %d", last.end, d.off)
+	}
+}
+
+func FuzzDetector(f *testing.F) {
+	f.Add([]byte(detectorTranscript), 5)
+	f.Add([]byte("\x1b]133;D;1;ttymux=abc\x1b\\\x1b[?2004h"), 3)
+	f.Fuzz(func(t *testing.T, data []byte, split int) {
+		if split < 0 || split > len(data) {
+			split = len(data) / 2
+		}
+		a := runDetector(string(data))
+		b := runDetector(string(data[:split]), string(data[split:]))
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("split at %d changed the result: %+v vs %+v", split, a, b)
+		}
+		for _, m := range a.Marks {
+			if m.off < 0 || m.end > int64(len(data)) || m.off >= m.end {
+				t.Fatalf("mark out of range: %+v (len %d)", m, len(data))
+			}
+		}
+	})
+}
+
+func BenchmarkDetector(b *testing.B) {
+	chunk := make([]byte, 64<<10)
+	for i := range chunk {
+		chunk[i] = "0123456789\n"[i%11]
+	}
+	d := newDetector("abc")
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		d.Write(chunk)
+	}
+}

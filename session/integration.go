@@ -1,0 +1,111 @@
+package session
+
+import (
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ttymux/ttymux/transport"
+)
+
+//go:embed shellinit/bashrc shellinit/zshenv
+var shellinit embed.FS
+
+// shellKind names the shells ttymux knows how to integrate with, by the base
+// name of their program.
+func shellKind(program string) string {
+	base := filepath.Base(program)
+	base = strings.TrimPrefix(base, "-")
+	switch base {
+	case "bash", "zsh":
+		return base
+	case "sh", "dash", "ash", "ksh", "mksh", "fish", "tcsh", "csh", "busybox":
+		return "posix"
+	}
+	return ""
+}
+
+// newNonce returns a random token that marks this session's integration
+// sequences.
+func newNonce() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// writeShellInit writes the integration files under dir (created 0700) and
+// returns their directory. The files hold no secrets: the nonce travels in
+// the environment.
+func writeShellInit(dir string) (string, error) {
+	d := filepath.Join(dir, "shellinit")
+	if err := os.MkdirAll(filepath.Join(d, "zsh"), 0o700); err != nil {
+		return "", fmt.Errorf("create shell integration directory: %w", err)
+	}
+	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv"} {
+		b, err := shellinit.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		p := filepath.Join(d, dst)
+		if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
+			continue
+		}
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return "", fmt.Errorf("write shell integration: %w", err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return "", fmt.Errorf("write shell integration: %w", err)
+		}
+	}
+	return d, nil
+}
+
+// integrate rewrites t so that the bash or zsh it starts loads ttymux's hook
+// (after the user's own startup files) and returns the nonce the hook marks
+// its sequences with. It returns "" and leaves t alone for other programs, or
+// when the caller passed arguments that choose the shell's startup files
+// itself. norc keeps the user's rc files out (tests want a deterministic
+// shell).
+func integrate(t *transport.Target, dir string, norc bool) (string, error) {
+	kind := shellKind(t.Command)
+	if kind != "bash" && kind != "zsh" {
+		return "", nil
+	}
+	for _, a := range t.Args {
+		switch a {
+		case "-c", "--rcfile", "--init-file", "--norc", "--posix", "-s", "--noprofile", "-f", "--no-rcs":
+			return "", nil
+		}
+	}
+	d, err := writeShellInit(dir)
+	if err != nil {
+		return "", err
+	}
+	nonce := newNonce()
+	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE="+nonce)
+	if norc {
+		t.Env = append(t.Env, "TTYMUX_NORC=1")
+	}
+	switch kind {
+	case "bash":
+		t.Args = append([]string{"--rcfile", filepath.Join(d, "bashrc")}, t.Args...)
+		if norc {
+			t.Args = append([]string{"--noprofile"}, t.Args...)
+		}
+	case "zsh":
+		orig := os.Getenv("ZDOTDIR")
+		for _, kv := range t.Env {
+			if v, ok := strings.CutPrefix(kv, "ZDOTDIR="); ok {
+				orig = v
+			}
+		}
+		t.Env = append(t.Env, "TTYMUX_ZDOTDIR="+orig, "ZDOTDIR="+filepath.Join(d, "zsh"))
+	}
+	return nonce, nil
+}

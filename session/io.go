@@ -1,0 +1,548 @@
+package session
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/ttymux/ttymux/session/reduce"
+	"github.com/ttymux/ttymux/session/screen"
+)
+
+// Limits on what one call may type or wait for.
+const (
+	MaxSendBytes   = 1 << 20 // text larger than this is refused: write a file instead
+	DefaultTimeout = 30 * time.Second
+	MaxTimeout     = 10 * time.Minute
+	maxRangeLines  = 2000
+	maxRangeBytes  = 512 << 10
+)
+
+// SendRequest is what Send types and how it waits.
+type SendRequest struct {
+	Text    string
+	Keys    []string
+	Enter   bool // press Enter after Text (ignored when Text is empty)
+	Secret  bool // Text is a secret: never logged, redacted from results
+	Wait    bool
+	Until   string
+	Timeout time.Duration
+	Confirm bool // the caller confirmed a command the gate flagged
+	Raw     bool // return output bytes untouched
+	// Progress, when set, is called about once a second while waiting.
+	Progress func(elapsed time.Duration, fg string)
+}
+
+// Result is what Send and Read return. Field names are part of the MCP
+// contract (DESIGN.md).
+type Result struct {
+	SessionID     string     `json:"session_id"`
+	Output        string     `json:"output"`
+	OutputBase64  string     `json:"output_base64,omitempty"`
+	Complete      bool       `json:"complete"`
+	Via           string     `json:"via,omitempty"`
+	ExitCode      *int       `json:"exit_code,omitempty"`
+	State         string     `json:"state"`
+	Foreground    string     `json:"foreground,omitempty"`
+	Mode          string     `json:"mode,omitempty"`
+	Match         string     `json:"match,omitempty"`
+	Offset        int64      `json:"offset"`
+	NextOffset    int64      `json:"next_offset"`
+	FirstLine     int64      `json:"first_line,omitempty"`
+	LastLine      int64      `json:"last_line,omitempty"`
+	Gap           int64      `json:"gap,omitempty"`
+	Reduction     *Reduction `json:"reduction,omitempty"`
+	Cursor        *Cursor    `json:"cursor,omitempty"`
+	ElapsedMS     int64      `json:"elapsed_ms"`
+	Note          string     `json:"note,omitempty"`
+}
+
+// Reduction says what output reduction did.
+type Reduction struct {
+	RawBytes  int      `json:"raw_bytes"`
+	RawLines  int      `json:"raw_lines"`
+	Lines     int      `json:"lines"`
+	Bytes     int      `json:"bytes"`
+	Elided    int64    `json:"elided_lines,omitempty"`
+	Collapsed int64    `json:"collapsed_lines,omitempty"`
+	Cut       int      `json:"cut_lines,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// Cursor is the cursor position on the rendered screen, 1-based.
+type Cursor struct {
+	Row int `json:"row"`
+	Col int `json:"col"`
+}
+
+// Send types text and keys into the session and, when asked, waits for the
+// verdict and returns the command's output.
+func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
+	if req.Text == "" && len(req.Keys) == 0 {
+		return Result{}, errors.New(`nothing to send: give text (a command line) or keys (e.g. ["ctrl+c"] or ["enter"])`)
+	}
+	if len(req.Text) > MaxSendBytes {
+		return Result{}, fmt.Errorf("text is %d bytes, over the %d-byte limit for one send; write large content to a file (e.g. with a heredoc in several sends) or split it", len(req.Text), MaxSendBytes)
+	}
+	until, err := compileUntil(req.Until)
+	if err != nil {
+		return Result{}, err
+	}
+	timeout, err := clampTimeout(req.Timeout)
+	if err != nil {
+		return Result{}, err
+	}
+	if !req.Secret && !req.Confirm {
+		if err := checkGate(req.Text); err != nil {
+			return Result{}, err
+		}
+	}
+
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return Result{}, fmt.Errorf("session %s was closed; open a new one", s.id)
+	}
+	if s.exited {
+		st := describeExit(s.exitCode, s.exitErr)
+		s.mu.Unlock()
+		return Result{}, fmt.Errorf("session %s has ended (%s); its output is still readable with read, but to run commands open a new session", s.id, st)
+	}
+	bracketed, appCursor := s.det.bracketedPaste, s.det.appCursor
+	var b strings.Builder
+	text := strings.ReplaceAll(req.Text, "\r\n", "\n")
+	typed := ""
+	if text != "" {
+		if bracketed && strings.Contains(text, "\n") {
+			// A multi-line paste reaches the shell as one command line
+			// rather than one command per line (bash, zsh, python ≥ 3.13).
+			b.WriteString("\x1b[200~" + text + "\x1b[201~")
+		} else {
+			b.WriteString(strings.ReplaceAll(text, "\n", "\r"))
+		}
+		typed = text
+		if req.Enter {
+			b.WriteString("\r")
+			typed += "\n"
+		}
+	}
+	for _, k := range req.Keys {
+		kb, err := encodeKey(k, appCursor)
+		if err != nil {
+			s.mu.Unlock()
+			return Result{}, err
+		}
+		b.WriteString(kb)
+	}
+	if req.Secret && req.Text != "" {
+		s.secrets = append(s.secrets, req.Text)
+	}
+	sendOff := s.ring.End()
+	last, ok := s.det.last()
+	atPrompt := ok && last.kind != markCommand
+	s.mu.Unlock()
+
+	start := s.now()
+	if _, err := s.conn.Write([]byte(b.String())); err != nil {
+		return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
+	}
+	if req.Secret {
+		typed = "" // its echo, if any, is redacted; never match against it
+	}
+	c := newCommand(sendOff, start, typed, until)
+	c.atPrompt = atPrompt
+	s.mu.Lock()
+	s.cmd = c
+	s.mu.Unlock()
+	if !req.Wait {
+		return s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false), nil
+	}
+	var tick func(time.Duration)
+	if req.Progress != nil {
+		tick = func(el time.Duration) {
+			fg, _ := s.foreground()
+			req.Progress(el, fg.Name)
+		}
+	}
+	v := s.await(ctx, c, timeout, tick)
+	return s.result(c, v, start, req.Raw, true), nil
+}
+
+func clampTimeout(d time.Duration) (time.Duration, error) {
+	switch {
+	case d < 0:
+		return 0, fmt.Errorf("timeout_ms must not be negative")
+	case d == 0:
+		return DefaultTimeout, nil
+	case d > MaxTimeout:
+		return 0, fmt.Errorf("timeout_ms %d is over the %d ms maximum; wait in several read {wait: true} calls instead", d.Milliseconds(), MaxTimeout.Milliseconds())
+	}
+	return d, nil
+}
+
+func describeExit(code *int, err error) string {
+	switch {
+	case code != nil:
+		return fmt.Sprintf("exit status %d", *code)
+	case err != nil:
+		return err.Error()
+	}
+	return "ended"
+}
+
+// result builds the Result for a command's verdict and moves the read
+// cursor past what it returns.
+func (s *Session) result(c *command, v verdict, start time.Time, raw, waited bool) Result {
+	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
+	if waited {
+		from, to := v.anchor, v.end
+		s.fill(&r, from, to, raw)
+		s.mu.Lock()
+		if v.complete {
+			// The prompt drawn after the command is not news.
+			s.readOff = max(s.readOff, s.ring.End())
+		} else {
+			s.readOff = max(s.readOff, to)
+		}
+		s.mu.Unlock()
+	} else {
+		r.Offset, r.NextOffset = c.sendOff, c.sendOff
+		r.Note = "sent without waiting; use read {wait: true} for the output and the verdict"
+	}
+	st := s.classify()
+	r.State, r.Foreground = st.state, st.foreground
+	if v.complete && v.via != ViaExited && v.via != ViaUntil {
+		r.State = "prompt"
+	}
+	r.ElapsedMS = s.now().Sub(start).Milliseconds()
+	if !v.complete && waited {
+		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.describe())
+	}
+	return r
+}
+
+// fill renders the log range [from, to) into r.
+func (s *Session) fill(r *Result, from, to int64, raw bool) {
+	s.mu.Lock()
+	b, gone := s.ring.AppendRange(nil, from, to)
+	first := s.lines.LineAt(max(from, s.ring.Start()))
+	secrets := s.secrets
+	alt := false
+	s.mu.Unlock()
+	alt = s.scr.AltScreen()
+	r.Offset, r.NextOffset, r.Gap = from, to, gone
+	if gone > 0 {
+		r.Note = fmt.Sprintf("%d bytes of output were produced faster than they were read and left the %d-byte log before this read", gone, s.ring.Size())
+	}
+	if raw {
+		out := redact(string(b), secrets)
+		if utf8.ValidString(out) {
+			r.Output = out
+		} else {
+			r.OutputBase64 = encodeBase64(out)
+			r.Output = strings.ToValidUTF8(out, "\uFFFD")
+		}
+		r.Mode = "raw"
+		return
+	}
+	if alt {
+		s.fillScreen(r, secrets)
+		r.Note = joinNote(r.Note, "a full-screen program is running: output is its rendered screen")
+		return
+	}
+	lines := reduce.Render(b)
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	id := s.id
+	red := reduce.Reduce(lines, reduce.Options{
+		FirstLine: first,
+		ReadHint: func(a, z int64) string {
+			return fmt.Sprintf(`read {"session_id":%q,"mode":"range","from_line":%d,"to_line":%d}`, id, a, z)
+		},
+	})
+	r.Output = redact(red.Text, secrets)
+	r.FirstLine = first
+	r.LastLine = first + int64(len(lines)) - 1
+	if len(lines) == 0 {
+		r.FirstLine, r.LastLine = 0, 0
+	}
+	r.Mode = "new"
+	if red.Elided > 0 || red.Collapsed > 0 || red.Cut > 0 {
+		r.Reduction = &Reduction{
+			RawBytes: len(b), RawLines: len(lines), Lines: len(red.Lines), Bytes: len(red.Text),
+			Elided: red.Elided, Collapsed: red.Collapsed, Cut: red.Cut, Notes: red.Notes,
+		}
+	}
+}
+
+func (s *Session) fillScreen(r *Result, secrets []string) {
+	snap := s.scr.Snapshot()
+	lines := snap.Lines
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	r.Output = redact(strings.Join(lines, "\n"), secrets)
+	r.Mode = "screen"
+	r.Cursor = &Cursor{Row: snap.CursorRow + 1, Col: snap.CursorCol + 1}
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// redact replaces every secret typed into the session with ********.
+func redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 3 {
+			s = strings.ReplaceAll(s, sec, "********")
+		}
+	}
+	return s
+}
+
+// ReadRequest says what Read returns.
+type ReadRequest struct {
+	Mode     string // "new" (default), "screen", "range", "diff"
+	Wait     bool
+	Until    string
+	Timeout  time.Duration
+	FromLine int64
+	ToLine   int64
+	Raw      bool
+	Progress func(elapsed time.Duration, fg string)
+}
+
+// Read returns output according to req.Mode.
+func (s *Session) Read(ctx context.Context, req ReadRequest) (Result, error) {
+	until, err := compileUntil(req.Until)
+	if err != nil {
+		return Result{}, err
+	}
+	timeout, err := clampTimeout(req.Timeout)
+	if err != nil {
+		return Result{}, err
+	}
+	start := s.now()
+	switch req.Mode {
+	case "", "new":
+		return s.readNew(ctx, req, until, timeout, start), nil
+	case "screen":
+		r := Result{SessionID: s.id}
+		s.mu.Lock()
+		r.Offset, r.NextOffset = s.readOff, s.ring.End()
+		secrets := s.secrets
+		s.mu.Unlock()
+		s.fillScreen(&r, secrets)
+		s.finish(&r, start)
+		return r, nil
+	case "diff":
+		r := Result{SessionID: s.id}
+		snap := s.scr.Snapshot()
+		s.mu.Lock()
+		prev := s.lastScreen
+		s.lastScreen = &snap
+		secrets := s.secrets
+		s.mu.Unlock()
+		if prev == nil {
+			s.fillScreen(&r, secrets)
+			r.Note = "first diff of this session: the whole screen"
+		} else {
+			r.Output = redact(screen.FormatDiff(screen.Diff(*prev, snap)), secrets)
+			r.Cursor = &Cursor{Row: snap.CursorRow + 1, Col: snap.CursorCol + 1}
+			if r.Output == "" {
+				r.Note = "no line changed since the last diff"
+			}
+		}
+		r.Mode = "diff"
+		s.finish(&r, start)
+		return r, nil
+	case "range":
+		return s.readRange(req, start)
+	}
+	return Result{}, fmt.Errorf("unknown mode %q; use new, screen, diff or range", req.Mode)
+}
+
+func (s *Session) finish(r *Result, start time.Time) {
+	st := s.classify()
+	r.State, r.Foreground = st.state, st.foreground
+	r.Complete = st.state == "prompt" || st.state == "exited"
+	s.mu.Lock()
+	r.ExitCode = s.exitCode
+	s.mu.Unlock()
+	r.ElapsedMS = s.now().Sub(start).Milliseconds()
+}
+
+func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Regexp, timeout time.Duration, start time.Time) Result {
+	s.mu.Lock()
+	c := s.cmd
+	from := s.readOff
+	s.mu.Unlock()
+	var tick func(time.Duration)
+	if req.Progress != nil {
+		tick = func(el time.Duration) {
+			fg, _ := s.foreground()
+			req.Progress(el, fg.Name)
+		}
+	}
+	var v verdict
+	switch {
+	case req.Wait && c != nil:
+		// Wait on the last command sent, with this call's until if given.
+		wc := *c
+		if until != nil {
+			wc.until, wc.scanned = until, from
+		}
+		v = s.await(ctx, &wc, timeout, tick)
+	case req.Wait && until != nil:
+		wc := newCommand(from, start, "", until)
+		v = s.await(ctx, wc, timeout, tick)
+	case req.Wait:
+		s.waitOutput(ctx, from, timeout)
+		v = s.peek(c)
+	default:
+		v = s.peek(c)
+	}
+	s.mu.Lock()
+	end := s.ring.End()
+	s.mu.Unlock()
+	to := end
+	if v.complete && v.via == ViaExitCode && v.end >= from {
+		to = v.end
+	}
+	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
+	s.fill(&r, from, to, req.Raw)
+	s.mu.Lock()
+	if v.complete {
+		s.readOff = max(s.readOff, end)
+	} else {
+		s.readOff = max(s.readOff, to)
+	}
+	s.mu.Unlock()
+	st := s.classify()
+	r.State, r.Foreground = st.state, st.foreground
+	if v.complete && v.via != ViaExited && v.via != ViaUntil {
+		r.State = "prompt"
+	}
+	r.ElapsedMS = s.now().Sub(start).Milliseconds()
+	return r
+}
+
+// peek evaluates the last command's verdict without waiting.
+func (s *Session) peek(c *command) verdict {
+	if c == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.exited {
+			return verdict{complete: true, via: ViaExited, exitCode: s.exitCode}
+		}
+		return verdict{}
+	}
+	wc := *c
+	v, _, _ := s.evaluate(&wc)
+	return v
+}
+
+// waitOutput waits until there is output past from, the session ends, or
+// timeout elapses.
+func (s *Session) waitOutput(ctx context.Context, from int64, timeout time.Duration) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		has, ch := s.ring.End() > from || s.exited, s.changed
+		s.mu.Unlock()
+		if has {
+			return
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
+	if req.FromLine < 1 {
+		return Result{}, errors.New("mode range needs from_line ≥ 1 (session line numbers, as given in fold markers and first_line/last_line)")
+	}
+	to := req.ToLine
+	if to == 0 {
+		to = req.FromLine + maxRangeLines - 1
+	}
+	if to < req.FromLine {
+		return Result{}, fmt.Errorf("to_line %d is before from_line %d", to, req.FromLine)
+	}
+	s.mu.Lock()
+	total := s.lines.Lines()
+	firstHeld := s.lines.FirstLine()
+	if req.FromLine > total {
+		s.mu.Unlock()
+		return Result{}, fmt.Errorf("from_line %d is past the end: the session has %d lines so far", req.FromLine, total)
+	}
+	from := req.FromLine
+	note := ""
+	if from < firstHeld {
+		note = fmt.Sprintf("lines %d–%d have left the %d-byte output log; showing from line %d", from, firstHeld-1, s.ring.Size(), firstHeld)
+		from = firstHeld
+	}
+	to = min(to, total)
+	if to-from+1 > maxRangeLines {
+		to = from + maxRangeLines - 1
+	}
+	fromOff, err := s.lines.LineStart(from)
+	if err != nil {
+		s.mu.Unlock()
+		return Result{}, fmt.Errorf("read lines from %d: %w", from, err)
+	}
+	toOff := s.ring.End()
+	if to < total {
+		if o, err := s.lines.LineStart(to + 1); err == nil {
+			toOff = o
+		}
+	}
+	if toOff-fromOff > maxRangeBytes {
+		toOff = fromOff + maxRangeBytes
+		to = s.lines.LineAt(toOff)
+	}
+	b, _ := s.ring.AppendRange(nil, fromOff, toOff)
+	secrets := s.secrets
+	s.mu.Unlock()
+	r := Result{SessionID: s.id, Mode: "range", Offset: fromOff, NextOffset: toOff, FirstLine: from, LastLine: to, Note: note}
+	if req.Raw {
+		r.Output = redact(string(b), secrets)
+		if !utf8.ValidString(r.Output) {
+			r.OutputBase64 = encodeBase64(r.Output)
+			r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
+		}
+	} else {
+		lines := reduce.Render(b)
+		if n := int(to - from + 1); len(lines) > n {
+			lines = lines[:n]
+		}
+		r.Output = redact(strings.Join(lines, "\n"), secrets)
+	}
+	if req.ToLine == 0 || to < req.ToLine {
+		if to < total {
+			r.Note = joinNote(r.Note, fmt.Sprintf("showing lines %d–%d of %d; continue with from_line %d", from, to, total, to+1))
+		}
+	}
+	s.finish(&r, start)
+	return r, nil
+}
+
+func encodeBase64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

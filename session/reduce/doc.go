@@ -1,0 +1,28 @@
+// Package reduce turns terminal output into the text returned to the model:
+// exact, but as few tokens as honesty allows.
+//
+// It has two halves. A Renderer is a small terminal emulator for output
+// that scrolls: bytes in, in chunks split anywhere, finished lines out, with
+// carriage-return progress bars, backspaces, colours, titles and multi-line
+// progress displays (cursor-up redraws) resolved to the text they leave on
+// the screen. It copies plain text in bulk, so it can run over megabytes of
+// build output; full-screen programs (vim, htop, less) need a real VT
+// emulator and belong to session/screen. Render and StripANSI wrap it for a
+// whole buffer and for a single string.
+//
+// Reduce then shortens the rendered lines: it collapses repeated lines and
+// runs of lines that differ only in their numbers, folds long output to its
+// head and tail while keeping every line that looks like an error or a
+// warning, and cuts very long lines. Its rule is that nothing is hidden
+// without a marker in its place saying how many lines are hidden, which
+// session lines they are, and the tool call that shows them
+// (Options.ReadHint).
+//
+// The package owns no I/O and no goroutines. It does not number session
+// lines (the caller passes the number of the first line in Options.FirstLine,
+// and Renderer reports how rendered lines map to '\n'-separated input
+// lines), read the ring, or redact secrets.
+//
+// A Renderer is not safe for concurrent use; Render, RenderNumbered,
+// StripANSI and Reduce are, as they share no state.
+package reduce

@@ -1,0 +1,478 @@
+package reduce
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultMaxLines   = 200
+	DefaultHead       = 60
+	DefaultTail       = 100
+	DefaultMaxLineLen = 2000
+	DefaultDigitRun   = 6
+
+	// maxKept is how many lines matching the keep pattern a fold keeps
+	// from the middle it elides; the marker after them counts the rest.
+	maxKept = 50
+)
+
+// Options says how Reduce shortens output. The zero value uses the defaults.
+type Options struct {
+	// MaxLines is the most lines output may have without being folded.
+	// Zero means DefaultMaxLines; negative means never fold.
+	MaxLines int
+	// Head and Tail are how many lines a fold keeps at the start and the
+	// end. Zero means DefaultHead and DefaultTail; negative means none.
+	Head, Tail int
+	// MaxLineLen is the longest line, in characters (runes), that is not
+	// cut. Zero means DefaultMaxLineLen; negative means never cut.
+	MaxLineLen int
+	// DigitRun is the shortest run of consecutive lines that differ only
+	// in their numbers that is collapsed to its first and last line. Zero
+	// means DefaultDigitRun; negative disables the rule; less than 3 means 3.
+	DigitRun int
+
+	// FirstLine is the session line number of lines[0]. Lines are
+	// numbered from 1, so 0 means 1.
+	FirstLine int64
+	// LineNumbers, if not nil, gives each line's offset from FirstLine in
+	// session lines, as returned by RenderNumbered: line i is session line
+	// FirstLine+LineNumbers[i]. Without it line i is FirstLine+i, which is
+	// wrong after a program redrew lines with cursor-up. It must be at
+	// least as long as lines and increasing.
+	LineNumbers []int64
+	// ReadHint returns the exact tool call that shows session lines from
+	// to to, for example
+	//	read {"session_id":"s1","mode":"range","from_line":61,"to_line":998900}
+	// Nil means markers say only which lines to read.
+	ReadHint func(from, to int64) string
+	// KeepPattern matches lines that a fold never elides and the digit
+	// rule never collapses. Nil means the built-in test for errors and
+	// warnings: the words error, fail, fatal, panic, exception, traceback,
+	// denied, refused, "not found", warn, abort, cannot, "unable to", "no
+	// such file", "segmentation fault", "core dumped", "timed out" and
+	// "undefined reference" at the start of a word or of a CamelCase hump
+	// (ValueError), in any case, and compiler or test locations such as
+	// "x.go:3:5: " or "    x_test.go:40: ".
+	KeepPattern *regexp.Regexp
+}
+
+// Result is reduced output and an account of what was hidden.
+type Result struct {
+	Lines []string
+	// Text is Lines joined with '\n'.
+	Text string
+	// Elided is how many lines folds hid behind their markers.
+	Elided int64
+	// Collapsed is how many lines the repeat and digit rules hid.
+	Collapsed int64
+	// Cut is how many lines were shortened.
+	Cut int
+	// RawLines is len(lines) as given to Reduce.
+	RawLines int
+	// Notes say in words what reduction did, for example
+	// "folded 1,000,000 lines to 161".
+	Notes []string
+}
+
+type kind uint8
+
+const (
+	kLine   kind = iota
+	kRepeat      // "previous line repeated" marker
+	kDigits      // digit-run marker
+	kMarker      // fold marker
+)
+
+// An entry is one line of reduced output. Before folding, entries cover
+// the input lines in order without gaps: a kLine shows line from, a
+// collapse marker covers lines from to to. Fold markers (kMarker) cover
+// nothing. Markers' text is msgs[msg]. An entry is small because there is
+// one per input line: a million of them for seq 1 1000000.
+type entry struct {
+	from, to int32
+	msg      int32
+	kind     kind
+	nokeep   bool // known not to match the keep pattern
+}
+
+type reducer struct {
+	Options
+	lines []string
+	msgs  []string
+	keep  func(string) bool
+}
+
+func (r *reducer) text(e entry) string {
+	if e.kind == kLine {
+		return r.lines[e.from]
+	}
+	return r.msgs[e.msg]
+}
+
+func (r *reducer) marker(k kind, from, to int, text string) entry {
+	r.msgs = append(r.msgs, text)
+	return entry{kind: k, from: int32(from), to: int32(to), msg: int32(len(r.msgs) - 1)}
+}
+
+func line(i int, nokeep bool) entry { return entry{from: int32(i), to: int32(i), nokeep: nokeep} }
+
+// Reduce shortens rendered output lines for a model to read, in three
+// steps, and never hides a line without a marker in its place that says
+// how many lines it hides and which session lines to read to see them.
+//
+//  1. Collapse. A line repeated 3 or more times in a row is kept once,
+//     followed by "[… previous line repeated 57 more times]". A run of at
+//     least DigitRun lines that differ only in their numbers (a sequence
+//     of digits, with '.', ',' or ':' between digits, counts as one
+//     number) and that hold a letter becomes its first line, a marker with
+//     the session lines and the read call for the rest, and its last line:
+//     "Downloading 1%" … "Downloading 100%", a ping, a log with
+//     timestamps. Lines without letters (seq 1 1000, a column of numbers)
+//     are data, not progress, and are left to the fold. Lines matching the
+//     keep pattern break a digit run.
+//  2. Fold. If more than MaxLines lines remain, the first Head and last
+//     Tail are kept and the middle is replaced by a marker with its line
+//     count, session lines and read call. Lines in the middle that match
+//     the keep pattern stay in place, up to 50 of them, with a marker for
+//     each gap between them; the first gap's marker and the last, which
+//     counts the matching lines beyond the 50, carry the read call, the
+//     others only the session lines.
+//  3. Cut. A line longer than MaxLineLen characters keeps its first three
+//     quarters and last quarter of MaxLineLen around a marker counting the
+//     characters cut.
+//
+// Lines should come from a Renderer or StripANSI; invalid UTF-8 in them
+// becomes U+FFFD. Reduce is safe for concurrent use if ReadHint is.
+func Reduce(lines []string, opt Options) Result {
+	r := reducer{Options: opt, lines: lines}
+	r.defaults()
+	res := Result{RawLines: len(lines)}
+	es := r.collapse()
+	es, kept, extra := r.fold(es, &res)
+	out := make([]string, len(es))
+	cut := []int64{}
+	for i, e := range es {
+		s := r.text(e)
+		if e.kind == kLine {
+			if !utf8.ValidString(s) {
+				s = strings.ToValidUTF8(s, "\uFFFD")
+			}
+			if c, ok := cutLine(s, r.MaxLineLen); ok {
+				s = c
+				cut = append(cut, r.lineNo(int(e.from)))
+			}
+		}
+		out[i] = s
+	}
+	res.Lines, res.Text, res.Cut = out, strings.Join(out, "\n"), len(cut)
+
+	var rep, dig int64
+	for _, e := range es {
+		switch e.kind {
+		case kRepeat:
+			rep += int64(e.to - e.from + 1)
+		case kDigits:
+			dig += int64(e.to - e.from + 1)
+		}
+	}
+	res.Collapsed = rep + dig
+	if rep > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("collapsed %s repeated %s", commas(rep), plural(rep, "line")))
+	}
+	if dig > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("collapsed %s %s that differ only in digits", commas(dig), plural(dig, "line")))
+	}
+	if res.Elided > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("folded %s lines to %s", commas(int64(len(lines))), commas(int64(len(out)))))
+	}
+	if kept > 0 {
+		s := fmt.Sprintf("kept %d %s from the elided middle", kept, r.what(kept))
+		if extra > 0 {
+			s += fmt.Sprintf("; %s more elided", commas(int64(extra)))
+		}
+		res.Notes = append(res.Notes, s)
+	}
+	if len(cut) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("cut %d %s longer than %s characters (session %s %s)",
+			len(cut), plural(int64(len(cut)), "line"), commas(int64(r.MaxLineLen)), plural(int64(len(cut)), "line"), listNums(cut)))
+	}
+	return res
+}
+
+func (r *reducer) defaults() {
+	def := func(v *int, d int) {
+		switch {
+		case *v == 0:
+			*v = d
+		case *v < 0:
+			*v = -1
+		}
+	}
+	def(&r.MaxLines, DefaultMaxLines)
+	def(&r.MaxLineLen, DefaultMaxLineLen)
+	def(&r.DigitRun, DefaultDigitRun)
+	def(&r.Head, DefaultHead)
+	def(&r.Tail, DefaultTail)
+	r.Head, r.Tail = max(r.Head, 0), max(r.Tail, 0)
+	if r.DigitRun > 0 && r.DigitRun < 3 {
+		r.DigitRun = 3
+	}
+	if r.FirstLine == 0 {
+		r.FirstLine = 1
+	}
+	if len(r.LineNumbers) < len(r.lines) {
+		r.LineNumbers = nil
+	}
+	r.keep = looksLikeError
+	if re := r.KeepPattern; re != nil {
+		r.keep = re.MatchString
+	}
+}
+
+// lineNo returns the session line number where input line i starts.
+func (r *reducer) lineNo(i int) int64 {
+	if r.LineNumbers != nil {
+		return r.FirstLine + r.LineNumbers[i]
+	}
+	return r.FirstLine + int64(i)
+}
+
+// span returns the session lines that input lines i through j came from.
+func (r *reducer) span(i, j int) (from, to int64) {
+	from, to = r.lineNo(i), r.lineNo(j)
+	if j+1 < len(r.lines) {
+		to = max(to, r.lineNo(j+1)-1)
+	}
+	return from, to
+}
+
+func (r *reducer) collapse() []entry {
+	lines := r.lines
+	es := make([]entry, 0, len(lines)) // runs of 3 or more become 2 or 3 entries
+	for i := 0; i < len(lines); {
+		j := i + 1
+		for j < len(lines) && lines[j] == lines[i] {
+			j++
+		}
+		k := i
+		if r.DigitRun > 0 && progressLike(lines[i]) {
+			for k < len(lines) && sameShape(lines[k], lines[i]) && !r.keep(lines[k]) {
+				k++
+			}
+		}
+		ident, run := j-i, k-i
+		switch {
+		case run >= r.DigitRun && r.DigitRun > 0 && !(ident >= 3 && 2*ident >= run):
+			from, to := r.span(i+1, k-2)
+			es = append(es, line(i, true),
+				r.marker(kDigits, i+1, k-2, fmt.Sprintf(
+					"[… %s more lines that differ only in digits (session lines %d–%d)%s]",
+					commas(int64(run-2)), from, to, r.readCall(from, to, ": %s to see them", "; read that range to see them"))),
+				line(k-1, true))
+			i = k
+		case ident >= 3:
+			es = append(es, line(i, false),
+				r.marker(kRepeat, i+1, j-1, fmt.Sprintf(
+					"[… previous line repeated %s more times]", commas(int64(ident-1)))))
+			i = j
+		default:
+			es = append(es, line(i, false))
+			i++
+		}
+	}
+	return es
+}
+
+// readCall formats the read hint for session lines from to to with
+// withHint, or returns without when there is no ReadHint.
+func (r *reducer) readCall(from, to int64, withHint, without string) string {
+	if r.ReadHint == nil {
+		return without
+	}
+	return fmt.Sprintf(withHint, r.ReadHint(from, to))
+}
+
+func (r *reducer) what(n int) string {
+	if r.KeepPattern != nil {
+		return plural(int64(n), "line") + " matching the keep pattern"
+	}
+	return plural(int64(n), "line") + " that look like errors or warnings"
+}
+
+// fold elides the middle of es if it is too long. It returns the entries
+// to show, how many lines matching the keep pattern it kept from the
+// middle, and how many more it elided for want of room.
+func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
+	if r.MaxLines < 0 || len(es) <= r.MaxLines || len(es) <= r.Head+r.Tail {
+		return es, 0, 0
+	}
+	mid := es[r.Head : len(es)-r.Tail]
+	out = make([]entry, 0, r.Head+r.Tail+2*maxKept+2)
+	out = append(out, es[:r.Head]...)
+	gap := 0 // start of the current gap in mid
+	first := true
+	marker := func(a, b int) { // elide mid[a:b]
+		if a == b {
+			return
+		}
+		rows := int(mid[b-1].to-mid[a].from) + 1
+		res.Elided += int64(rows)
+		from, to := r.span(int(mid[a].from), int(mid[b-1].to))
+		var text string
+		switch {
+		case extra > 0:
+			text = fmt.Sprintf("[… %s elided (session lines %d–%d), among them %s more %s%s]",
+				linesN(rows), from, to, commas(int64(extra)), r.what(extra),
+				r.readCall(from, to, ": %s to see them", "; read that range to see them"))
+		case first:
+			text = fmt.Sprintf("[… %s elided (session lines %d–%d)%s]", linesN(rows), from, to,
+				r.readCall(from, to, ": %s to see them", "; read that range to see them"))
+		default:
+			text = fmt.Sprintf("[… %s elided (session lines %d–%d) …]", linesN(rows), from, to)
+		}
+		first = false
+		out = append(out, r.marker(kMarker, 0, 0, text))
+	}
+	for i := 0; i < len(mid); i++ {
+		e := mid[i]
+		if e.kind != kLine || e.nokeep || !r.keep(r.lines[e.from]) {
+			continue
+		}
+		if kept == maxKept {
+			extra++
+			continue
+		}
+		marker(gap, i)
+		out = append(out, e)
+		if i+1 < len(mid) && mid[i+1].kind == kRepeat {
+			i++
+			out = append(out, mid[i])
+		}
+		gap = i + 1
+		kept++
+	}
+	marker(gap, len(mid))
+	out = append(out, es[len(es)-r.Tail:]...)
+	return out, kept, extra
+}
+
+// cutLine shortens s to max runes around a marker, if it is longer.
+func cutLine(s string, max int) (string, bool) {
+	if max < 0 || len(s) <= max {
+		return s, false
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s, false
+	}
+	head, tail := max-max/4, max/4
+	hb, tb, k := 0, len(s), 0
+	for i := range s {
+		if k == head {
+			hb = i
+		}
+		if k == n-tail {
+			tb = i
+			break
+		}
+		k++
+	}
+	return s[:hb] + fmt.Sprintf(" [… %s characters cut …] ", commas(int64(n-max))) + s[tb:], true
+}
+
+// progressLike reports whether s holds both a digit and a letter (or a
+// non-ASCII character), so that a run of lines like it that differ only in
+// their numbers is progress or a log rather than data.
+func progressLike(s string) bool {
+	digit, letter := false, false
+	for i := 0; i < len(s) && !(digit && letter); i++ {
+		c := s[i]
+		digit = digit || isDigit(c)
+		letter = letter || c >= 0x80 || c|0x20 >= 'a' && c|0x20 <= 'z'
+	}
+	return digit && letter
+}
+
+// sameShape reports whether a and b are equal once every number in them is
+// replaced by the same placeholder. A number is a run of digits that may
+// hold '.', ',' or ':' between digits (3.14, 1,000, 12:00:01).
+func sameShape(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			i, j = skipNumber(a, i), skipNumber(b, j)
+			continue
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i++
+		j++
+	}
+	return i == len(a) && j == len(b)
+}
+
+func skipNumber(s string, i int) int {
+	for i < len(s) {
+		switch c := s[i]; {
+		case isDigit(c):
+			i++
+		case (c == '.' || c == ',' || c == ':') && i+1 < len(s) && isDigit(s[i+1]):
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// commas formats n with thousands separators: 998,840.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func linesN(n int) string { return commas(int64(n)) + " " + plural(int64(n), "line") }
+
+// listNums lists up to 10 numbers, then how many more.
+func listNums(ns []int64) string {
+	var b strings.Builder
+	for i, n := range ns {
+		if i == 10 {
+			fmt.Fprintf(&b, " and %d more", len(ns)-10)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(n, 10))
+	}
+	return b.String()
+}

@@ -1,0 +1,848 @@
+package reduce
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultWindow is the number of recent lines a Renderer holds back so that
+// cursor-up can still rewrite them, when Renderer.Window is zero.
+const DefaultWindow = 64
+
+const (
+	// maxGap bounds how far right of a line's text a cursor motion (CSI C,
+	// CSI G, TAB) may move, so that "\x1b[99999C" cannot make a line of
+	// 99999 spaces. A real terminal stops at its right margin; 512 is wider
+	// than any terminal an agent runs in.
+	maxGap = 512
+	// maxString bounds the body of an OSC, DCS, SOS, PM or APC string. An
+	// unterminated "ESC ]" in binary output would otherwise swallow the rest
+	// of the stream, as it does in a real terminal. Past this many bytes the
+	// string is abandoned and what follows is shown as text: a large inline
+	// image then shows up as visible garbage rather than hiding output.
+	maxString = 16 << 10
+	maxParams = 16
+	maxParam  = 1 << 16
+)
+
+type state uint8
+
+const (
+	stGround state = iota
+	stEsc          // after ESC
+	stCSI          // after ESC [
+	stStr          // inside OSC, DCS, SOS, PM or APC
+	stStrEsc       // ESC seen inside a string: ESC \ ends it
+)
+
+// A Renderer turns a terminal output stream into the lines a terminal would
+// show, for output that scrolls (a build, a log, a shell session) rather than
+// a full-screen program. It is an io.Writer: Write accepts chunks split
+// anywhere, even inside an escape sequence or a UTF-8 character, and the
+// result is the same as for one Write of the whole stream.
+//
+// Per line it implements what linear programs use: '\n' ends a line (and
+// returns the cursor to column 0, as the PTY's ONLCR makes it), '\r' returns
+// to column 0 so that later text overwrites, '\b' moves left, TAB moves to
+// the next multiple of 8, and CSI K (erase in line), C, D, G (cursor
+// forward, back, to column), P, @, X (delete, insert, erase characters).
+// Across lines it implements CSI A, B, E, F and ESC M (cursor up and down)
+// and CSI J (erase below) within the last Window lines, which is what
+// multi-line progress displays (docker pull, BuildKit, pip) use, and ESC 7 /
+// ESC 8 (save and restore cursor): text written between a save, an absolute
+// cursor move (CSI H, f, d) and the restore is a status line painted
+// elsewhere on the screen (apt's "Progress: [ 40%]") and is dropped.
+//
+// Everything else is stripped: SGR colours and other CSI sequences, OSC
+// strings (ended by BEL or ESC \), DCS, SOS, PM and APC strings, two-byte
+// ESC sequences, C0 controls other than those above, and C1 controls. CSI 1J
+// and 2J (clear screen) are ignored so that no output disappears. Invalid
+// UTF-8 becomes U+FFFD, one per invalid byte, so a line never holds invalid
+// UTF-8 or an ESC byte.
+//
+// Columns count runes: a wide (CJK, emoji) or combining character takes one
+// column. Overwriting a line that mixes them with cursor motions can differ
+// from a real terminal; plain output cannot. Lines are never wrapped.
+//
+// A line is complete once it has scrolled out of the window of Window lines
+// (cursor-up cannot reach it any more) or at Flush. The zero Renderer is
+// ready to use. A Renderer is not safe for concurrent use.
+type Renderer struct {
+	// Emit, if not nil, receives each completed line in order. Text
+	// excludes the line ending. Num is the number of '\n' bytes written
+	// before the line started (when text first reached it as the bottom
+	// line, or when it was made): the line's offset in the stream's
+	// '\n'-separated lines, counting from 0. Nums never decrease; they skip
+	// values where a '\n' moved the cursor onto an existing line (a
+	// program that redraws its progress lines), and repeat after Flush of
+	// a line without '\n'. Emit must not call the Renderer. If Emit is
+	// nil, lines accumulate for Lines.
+	Emit func(text string, num int64)
+
+	// Window is how many of the most recent lines cursor-up can reach and
+	// rewrite; they are held back until they scroll out of it or Flush.
+	// Zero means DefaultWindow. A terminal's cursor cannot go above its top
+	// row, so a Window of at least the terminal's height makes cursor-up
+	// exact. Set it before the first Write.
+	Window int
+
+	lines []string // completed lines when Emit is nil
+	nums  []int64
+
+	// The window: rows are ring[(start+i)%len(ring)] for i in [0, n).
+	ring     []row
+	start, n int
+	y, x     int   // cursor row (index into the window) and column
+	nl       int64 // '\n' bytes seen
+
+	// Cursor save (ESC 7, CSI s) and the status-line heuristic.
+	saved    bool  // a save is in effect
+	savedNum int64 // the saved row, by its num
+	savedX   int
+	armed    bool // saved and not yet restored: an absolute move detaches
+	detached bool // text is going to a status line elsewhere: drop it
+
+	// Parser state carried between Writes.
+	st       state
+	escInter bool // an intermediate byte followed the ESC
+	private  bool // CSI had a private marker (< = > ?) or intermediate
+	nparam   int
+	params   [maxParams]int
+	strLen   int
+	part     [utf8.UTFMax]byte // the start of a UTF-8 character split by a Write
+	npart    int
+
+	scratch []byte
+}
+
+// A row is one line of the window. It keeps its text as UTF-8 bytes while
+// it is only appended to, or when it is ASCII (one byte per column), and
+// switches to one rune per column the first time non-ASCII text is edited
+// in place.
+type row struct {
+	b        []byte
+	cells    []rune
+	useCells bool
+	w        int   // width in columns
+	num      int64 // '\n' count when the row was created
+}
+
+func (l *row) reset(num int64) {
+	l.b, l.cells, l.useCells, l.w, l.num = l.b[:0], l.cells[:0], false, 0, num
+}
+
+func (l *row) ascii() bool { return !l.useCells && len(l.b) == l.w }
+
+func (l *row) String() string {
+	if l.useCells {
+		return string(l.cells)
+	}
+	return string(l.b)
+}
+
+func (l *row) toCells() {
+	if l.useCells {
+		return
+	}
+	l.cells = l.cells[:0]
+	for _, c := range string(l.b) {
+		l.cells = append(l.cells, c)
+	}
+	l.useCells = true
+	l.w = len(l.cells)
+}
+
+// truncate cuts the row to x columns, if it is wider.
+func (l *row) truncate(x int) {
+	if x >= l.w {
+		return
+	}
+	switch {
+	case l.useCells:
+		l.cells = l.cells[:x]
+	case l.ascii():
+		l.b = l.b[:x]
+	default:
+		off := 0
+		for i := 0; i < x; i++ {
+			_, size := utf8.DecodeRune(l.b[off:])
+			off += size
+		}
+		l.b = l.b[:off]
+	}
+	l.w = x
+}
+
+// put writes the rune c at column x, padding with spaces.
+func (l *row) put(x int, c rune) {
+	for len(l.cells) < x {
+		l.cells = append(l.cells, ' ')
+	}
+	if x < len(l.cells) {
+		l.cells[x] = c
+	} else {
+		l.cells = append(l.cells, c)
+	}
+	l.w = len(l.cells)
+}
+
+func (r *Renderer) init() {
+	if r.ring != nil {
+		return
+	}
+	w := r.Window
+	if w <= 0 {
+		w = DefaultWindow
+	}
+	r.ring = make([]row, w)
+	r.n = 1
+}
+
+func (r *Renderer) row(i int) *row { return &r.ring[(r.start+i)%len(r.ring)] }
+
+func (r *Renderer) cur() *row { return r.row(r.y) }
+
+func (r *Renderer) emit(l *row) {
+	s := l.String()
+	if r.Emit != nil {
+		r.Emit(s, l.num)
+		return
+	}
+	r.lines = append(r.lines, s)
+	r.nums = append(r.nums, l.num)
+}
+
+// Write renders p. It always returns len(p), nil.
+func (r *Renderer) Write(p []byte) (int, error) {
+	r.init()
+	n := len(p)
+	if r.npart > 0 {
+		p = r.finishRune(p)
+	}
+	for len(p) > 0 {
+		switch r.st {
+		case stGround:
+			i := scanText(p)
+			if i > 0 {
+				r.printable(p[:i], i == len(p))
+				p = p[i:]
+				if len(p) == 0 {
+					break
+				}
+			}
+			c := p[0]
+			p = p[1:]
+			if c == 0x1b {
+				r.st, r.escInter = stEsc, false
+			} else {
+				r.control(c)
+			}
+		case stEsc:
+			c := p[0]
+			if c >= 0x80 {
+				r.st = stGround // abandon the sequence; c is text
+				continue
+			}
+			p = p[1:]
+			r.escByte(c)
+		case stCSI:
+			i := 0
+			for i < len(p) && r.st == stCSI {
+				c := p[i]
+				if c >= 0x80 {
+					r.st = stGround // abandon the sequence; c is text
+					break
+				}
+				i++
+				if c >= '0' && c <= '9' && r.nparam > 0 {
+					if q := &r.params[r.nparam-1]; *q < maxParam {
+						*q = *q*10 + int(c-'0')
+					}
+					continue
+				}
+				r.csiByte(c)
+			}
+			p = p[i:]
+		case stStr:
+			i := bytes.IndexAny(p, "\x07\x18\x1a\x1b")
+			room := maxString - r.strLen
+			if i < 0 && len(p) <= room {
+				r.strLen += len(p)
+				p = nil
+				break
+			}
+			if i < 0 || i > room {
+				// Too long to be a real string: show the rest as text.
+				p = p[room:]
+				r.st = stGround
+				break
+			}
+			c := p[i]
+			p = p[i+1:]
+			if c == 0x1b {
+				r.st = stStrEsc
+			} else {
+				r.st = stGround
+			}
+		case stStrEsc:
+			if p[0] == '\\' {
+				p = p[1:]
+				r.st = stGround
+			} else {
+				// ESC not followed by '\' ends the string and starts a
+				// new escape sequence with this byte.
+				r.st, r.escInter = stEsc, false
+			}
+		}
+	}
+	return n, nil
+}
+
+// scanText returns the length of the longest prefix of p without C0
+// controls and DEL, eight bytes at a time.
+func scanText(p []byte) int {
+	const (
+		lo  = 0x0101010101010101
+		hi  = 0x8080808080808080
+		sp  = 0x2020202020202020 // ' ' * lo
+		del = 0x7f7f7f7f7f7f7f7f
+	)
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		y := x ^ del
+		// Some byte < 0x20 (hasless) or some byte == 0x7f (haszero).
+		if (x-sp)&^x&hi != 0 || (y-lo)&^y&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f {
+			break
+		}
+	}
+	return i
+}
+
+// printable renders a run of bytes without C0 controls. atEnd says the run
+// ends the Write, so a UTF-8 character may continue in the next one.
+func (r *Renderer) printable(s []byte, atEnd bool) {
+	if atEnd && s[len(s)-1] >= 0x80 {
+		// Find the start of the last character; keep it for the next
+		// Write if it is incomplete.
+		for k := len(s) - 1; k >= 0 && k >= len(s)-utf8.UTFMax; k-- {
+			if s[k]&0xc0 != 0x80 {
+				if !utf8.FullRune(s[k:]) {
+					r.npart = copy(r.part[:], s[k:])
+					s = s[:k]
+				}
+				break
+			}
+		}
+		if len(s) == 0 {
+			return
+		}
+	}
+	if isASCII(s) {
+		r.text(s, len(s))
+		return
+	}
+	if utf8.Valid(s) && !hasC1(s) {
+		r.text(s, runeCount(s))
+		return
+	}
+	// Replace each invalid byte with U+FFFD and drop C1 controls.
+	buf := r.scratch[:0]
+	w := 0
+	for len(s) > 0 {
+		c, size := utf8.DecodeRune(s)
+		s = s[size:]
+		if c >= 0x80 && c < 0xa0 {
+			continue
+		}
+		buf = utf8.AppendRune(buf, c)
+		w++
+	}
+	r.scratch = buf
+	r.text(buf, w)
+}
+
+// finishRune completes a UTF-8 character split by the previous Write and
+// returns the rest of p.
+func (r *Renderer) finishRune(p []byte) []byte {
+	for r.npart > 0 {
+		var buf [2 * utf8.UTFMax]byte
+		k := copy(buf[:], r.part[:r.npart])
+		k += copy(buf[k:utf8.UTFMax], p)
+		if !utf8.FullRune(buf[:k]) {
+			// Still incomplete, so p is shorter than what is missing.
+			r.npart = copy(r.part[:], buf[:k])
+			return nil
+		}
+		c, size := utf8.DecodeRune(buf[:k])
+		if size >= r.npart {
+			p = p[size-r.npart:]
+			r.npart = 0
+		} else {
+			// An invalid first byte: the bytes after it start over.
+			r.npart = copy(r.part[:], r.part[size:r.npart])
+		}
+		if c < 0x80 || c >= 0xa0 {
+			var e [utf8.UTFMax]byte
+			r.text(e[:utf8.EncodeRune(e[:], c)], 1)
+		}
+	}
+	return p
+}
+
+// runeCount counts the characters of valid UTF-8 s: the bytes that are not
+// continuation bytes.
+func runeCount(s []byte) int {
+	n := len(s)
+	for _, c := range s {
+		if c&0xc0 == 0x80 {
+			n--
+		}
+	}
+	return n
+}
+
+func isASCII(s []byte) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(s[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// hasC1 reports whether the valid UTF-8 s holds a C1 control, U+0080 to
+// U+009F, which is encoded as 0xC2 0x80 to 0xC2 0x9F.
+func hasC1(s []byte) bool {
+	for {
+		i := bytes.IndexByte(s, 0xc2)
+		if i < 0 || i+1 >= len(s) {
+			return false
+		}
+		if s[i+1] < 0xa0 {
+			return true
+		}
+		s = s[i+2:]
+	}
+}
+
+// text writes valid UTF-8 s, w runes wide, at the cursor.
+func (r *Renderer) text(s []byte, w int) {
+	if r.detached {
+		return
+	}
+	l := r.cur()
+	if l.w == 0 && r.y == r.n-1 {
+		// The bottom row may have been made by a '\n' long before, with a
+		// redraw of the rows above in between: it starts here.
+		l.num = r.nl
+	}
+	if !l.useCells {
+		if r.x >= l.w {
+			for l.w < r.x {
+				l.b = append(l.b, ' ')
+				l.w++
+			}
+			l.b = append(l.b, s...)
+			l.w += w
+			r.x += w
+			return
+		}
+		if l.ascii() && len(s) == w {
+			// Overwrite in place: ASCII over ASCII.
+			k := copy(l.b[r.x:], s)
+			l.b = append(l.b, s[k:]...)
+			l.w = len(l.b)
+			r.x += w
+			return
+		}
+		l.toCells()
+	}
+	for _, c := range string(s) {
+		l.put(r.x, c)
+		r.x++
+	}
+}
+
+// control executes a C0 control other than ESC.
+func (r *Renderer) control(c byte) {
+	if r.detached {
+		if c == '\n' {
+			r.restore()
+			r.lf(true)
+		}
+		return
+	}
+	switch c {
+	case '\n':
+		r.lf(true)
+	case '\r':
+		r.x = 0
+	case '\b':
+		if r.x > 0 {
+			r.x--
+		}
+	case '\t':
+		r.forward((r.x/8+1)*8 - r.x)
+	}
+	// Other C0 controls (BEL, NUL, SO, SI, VT, FF, ...) are dropped.
+}
+
+// lf moves to column 0 of the next row, making a row at the bottom of the
+// window if the cursor is on the last one. nl says it is for a '\n' byte,
+// which line numbers count.
+func (r *Renderer) lf(nl bool) {
+	if nl {
+		r.nl++
+	}
+	r.x = 0
+	if r.y < r.n-1 {
+		r.y++
+		return
+	}
+	if r.n == len(r.ring) {
+		r.emit(r.row(0))
+		r.start = (r.start + 1) % len(r.ring)
+	} else {
+		r.n++
+	}
+	r.y = r.n - 1
+	r.cur().reset(r.nl)
+}
+
+func (r *Renderer) up(k int)   { r.y = max(r.y-k, 0) }
+func (r *Renderer) down(k int) { r.y = min(r.y+k, r.n-1) }
+
+// forward moves the cursor k columns right, at most maxGap past the text.
+func (r *Renderer) forward(k int) { r.column(r.x + k) }
+
+// column moves the cursor to column x, at most maxGap past the text.
+func (r *Renderer) column(x int) {
+	if x > r.x {
+		x = min(x, max(r.x, r.cur().w+maxGap))
+	}
+	r.x = x
+}
+
+func (r *Renderer) save() {
+	r.saved, r.armed = true, true
+	r.savedNum, r.savedX = r.cur().num, r.x
+}
+
+func (r *Renderer) restore() {
+	r.detached, r.armed = false, false
+	if !r.saved {
+		return
+	}
+	// Find the saved row by its num; if it has scrolled out, the top row.
+	y := 0
+	for i := r.n - 1; i >= 0; i-- {
+		if r.row(i).num <= r.savedNum {
+			y = i
+			break
+		}
+	}
+	r.y, r.x = y, r.savedX
+}
+
+func (r *Renderer) escByte(c byte) {
+	switch {
+	case c == 0x1b:
+		r.escInter = false // ESC ESC: start over
+	case c == 0x18 || c == 0x1a: // CAN, SUB cancel
+		r.st = stGround
+	case c < 0x20:
+		r.control(c)
+	case c < 0x30: // intermediate
+		r.escInter = true
+	case c == 0x7f:
+	default:
+		r.st = stGround
+		if r.escInter {
+			return // ESC ( B and the like: charsets, ignored
+		}
+		switch c {
+		case '[':
+			r.st, r.private, r.nparam, r.params[0] = stCSI, false, 0, 0
+		case ']', 'P', 'X', '^', '_':
+			r.st, r.strLen = stStr, 0
+		case '7':
+			if !r.detached {
+				r.save()
+			}
+		case '8':
+			r.restore()
+		case 'D': // IND: down one line, same column
+			if !r.detached {
+				x := r.x
+				r.lf(false)
+				r.x = x
+			}
+		case 'E': // NEL
+			if !r.detached {
+				r.lf(false)
+			}
+		case 'M': // RI: up one line
+			if !r.detached {
+				r.up(1)
+			}
+		}
+	}
+}
+
+func (r *Renderer) csiByte(c byte) {
+	switch {
+	case c >= '0' && c <= '9':
+		if r.nparam == 0 {
+			r.nparam = 1
+		}
+		if p := &r.params[r.nparam-1]; *p < maxParam {
+			*p = *p*10 + int(c-'0')
+		}
+	case c == ';' || c == ':':
+		if r.nparam == 0 {
+			r.nparam = 1
+		}
+		if r.nparam < maxParams {
+			r.params[r.nparam] = 0
+			r.nparam++
+		}
+	case c >= '<' && c <= '?':
+		r.private = true
+	case c >= 0x20 && c < 0x30: // intermediate
+		r.private = true
+	case c >= 0x40 && c <= 0x7e:
+		r.st = stGround
+		if !r.private {
+			r.csi(c)
+		}
+	case c == 0x1b:
+		r.st, r.escInter = stEsc, false
+	case c == 0x18 || c == 0x1a:
+		r.st = stGround
+	case c < 0x20:
+		r.control(c)
+	}
+}
+
+// param returns parameter i, or def if it is absent or zero.
+func (r *Renderer) param(i, def int) int {
+	if i >= r.nparam || r.params[i] == 0 {
+		return def
+	}
+	return r.params[i]
+}
+
+// csi executes a CSI sequence without private marker or intermediates.
+// See ECMA-48 §8.3 and xterm's ctlseqs for the meanings.
+func (r *Renderer) csi(final byte) {
+	if r.detached {
+		switch final {
+		case 'u':
+			r.restore()
+		}
+		return
+	}
+	n := r.param(0, 1)
+	switch final {
+	case 'A': // CUU
+		r.up(n)
+	case 'B': // CUD
+		r.down(n)
+	case 'C': // CUF
+		r.forward(n)
+	case 'D': // CUB
+		r.x = max(r.x-n, 0)
+	case 'E': // CNL
+		r.down(n)
+		r.x = 0
+	case 'F': // CPL
+		r.up(n)
+		r.x = 0
+	case 'G', '`': // CHA, HPA
+		r.column(n - 1)
+	case 'K': // EL
+		r.eraseLine(r.param(0, 0))
+	case 'J': // ED: only "below" is safe to apply; see the type comment
+		if r.param(0, 0) == 0 {
+			r.cur().truncate(r.x)
+			r.n = r.y + 1
+		}
+	case 'P': // DCH
+		r.deleteChars(n)
+	case '@': // ICH
+		r.insertChars(n)
+	case 'X': // ECH
+		r.eraseChars(n)
+	case 's': // SCOSC, when it has no parameters (else DECSLRM)
+		if r.nparam == 0 {
+			r.save()
+		}
+	case 'u': // SCORC
+		r.restore()
+	case 'H', 'f', 'd': // CUP, HVP, VPA
+		if r.armed {
+			r.detached = true
+		}
+	}
+}
+
+func (r *Renderer) eraseLine(mode int) {
+	l := r.cur()
+	switch mode {
+	case 0:
+		l.truncate(r.x)
+	case 1:
+		if r.x+1 >= l.w {
+			l.truncate(0)
+			return
+		}
+		if l.ascii() {
+			for i := 0; i <= r.x; i++ {
+				l.b[i] = ' '
+			}
+			return
+		}
+		l.toCells()
+		for i := 0; i <= r.x; i++ {
+			l.cells[i] = ' '
+		}
+	case 2:
+		l.truncate(0)
+	}
+}
+
+func (r *Renderer) deleteChars(n int) {
+	l := r.cur()
+	if r.x >= l.w {
+		return
+	}
+	l.toCells()
+	n = min(n, l.w-r.x)
+	l.cells = append(l.cells[:r.x], l.cells[r.x+n:]...)
+	l.w = len(l.cells)
+}
+
+func (r *Renderer) insertChars(n int) {
+	l := r.cur()
+	if r.x >= l.w {
+		return // blanks past the end are invisible
+	}
+	l.toCells()
+	n = min(n, maxGap)
+	l.cells = append(l.cells[:r.x], append([]rune(strings.Repeat(" ", n)), l.cells[r.x:]...)...)
+	l.w = len(l.cells)
+}
+
+func (r *Renderer) eraseChars(n int) {
+	l := r.cur()
+	if r.x+n >= l.w {
+		l.truncate(r.x)
+		return
+	}
+	l.toCells()
+	for i := r.x; i < r.x+n; i++ {
+		l.cells[i] = ' '
+	}
+}
+
+// Flush completes the current line and every line held back for cursor-up,
+// and resets the parser: an unfinished escape sequence is dropped and an
+// unfinished UTF-8 character becomes U+FFFD. A last line that is empty
+// (the output ended with '\n') is not a line. Writes after Flush start a
+// new line.
+func (r *Renderer) Flush() {
+	r.init()
+	if r.npart > 0 {
+		part := r.part[:r.npart]
+		r.npart = 0
+		r.st = stGround
+		r.printable(part, false)
+	}
+	r.st = stGround
+	r.detached, r.armed, r.saved = false, false, false
+	for i := 0; i < r.n; i++ {
+		l := r.row(i)
+		if i == r.n-1 && l.w == 0 {
+			break
+		}
+		r.emit(l)
+	}
+	r.n, r.y, r.x = 1, 0, 0
+	r.cur().reset(r.nl)
+}
+
+// Lines returns the lines completed so far when Emit is nil, and their nums
+// (see Emit). Later Writes append to them.
+func (r *Renderer) Lines() (lines []string, nums []int64) { return r.lines, r.nums }
+
+// Pending returns the lines not yet completed: those held back for
+// cursor-up and the current line, as Flush would complete them, without
+// completing them.
+func (r *Renderer) Pending() []string {
+	if r.ring == nil {
+		return nil
+	}
+	var out []string
+	for i := 0; i < r.n; i++ {
+		l := r.row(i)
+		if i == r.n-1 && l.w == 0 {
+			break
+		}
+		out = append(out, l.String())
+	}
+	return out
+}
+
+// Render renders a whole buffer: one Write and a Flush.
+func Render(p []byte) []string {
+	lines, _ := RenderNumbered(p)
+	return lines
+}
+
+// RenderNumbered is Render that also returns each line's num (see
+// Renderer.Emit), for Options.LineNumbers.
+func RenderNumbered(p []byte) (lines []string, nums []int64) {
+	var r Renderer
+	r.Write(p)
+	r.Flush()
+	return r.Lines()
+}
+
+// StripANSI returns what a terminal shows for s: Render's lines joined with
+// '\n', with a final '\n' if s ends with an empty line. Text that is valid
+// UTF-8 without control characters other than '\n' comes back unchanged,
+// without copying.
+func StripANSI(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		c := s[i]
+		clean = (c >= 0x20 || c == '\n') && c != 0x7f && (c != 0xc2 || s[i+1] >= 0xa0)
+	}
+	if clean {
+		return s
+	}
+	var r Renderer
+	r.Write([]byte(s))
+	ended := r.n > 1 && r.row(r.n-1).w == 0
+	r.Flush()
+	lines, _ := r.Lines()
+	out := strings.Join(lines, "\n")
+	if ended {
+		out += "\n"
+	}
+	return out
+}

@@ -1,0 +1,48 @@
+// Package screen turns a program's terminal output into what a person would
+// see on the screen: bytes in, snapshots of the visible rows, the cursor,
+// the alternate-screen state and the scrollback out.
+//
+// It owns a terminal emulator (github.com/charmbracelet/x/vt) and the
+// goroutines that drive it. It does not own the PTY or the byte stream: the
+// session's reader goroutine calls [Screen.Write] with every chunk it reads,
+// and answers to the program's terminal queries go to [Options.Reply].
+//
+// # Why the emulator is fed lazily
+//
+// vt is slow on scrolling output: every line that scrolls off shifts the
+// whole screen buffer. Measured on this machine, `seq`-style output goes
+// through it at about 0.5 MB/s (78,000 lines/s) on an 80x24 screen and
+// 0.11 MB/s on 200x50, while full-screen repaints run at about 12 MB/s. A
+// program can produce 15 MB/s and more, so the emulator must never sit on
+// the path that reads the PTY: if it did, a `cat` of a large file would
+// stall the program, and the reader would stop draining the PTY.
+//
+// So [Screen.Write] only appends to a backlog and runs a cheap scanner over
+// the new bytes (bytes.IndexByte for ESC; state is carried across chunks,
+// so the result does not depend on where the stream was split). The
+// scanner finds terminal queries, alternate-screen switches (DEC private
+// modes 47, 1047, 1049; RIS), control strings and the window title. A
+// goroutine feeds the backlog to the emulator when the output has been
+// quiet for 15 ms, at once when a query waits for its answer (programs
+// block on it), and [Screen.Snapshot] feeds it synchronously.
+//
+// # Floods
+//
+// When the backlog holds more lines than the screen and the scrollback can
+// keep, or more than 64 KiB, only a tail is replayed: the emulator is reset
+// and fed from a line boundary that many lines before the end, at most
+// 64 KiB. Whole alternate-screen sessions in the backlog are skipped over,
+// since they leave no trace on the normal screen; if the program is on the
+// alternate screen at the end, the replay ends with that session from its
+// start (or its last 64 KiB). Write itself cuts the backlog this way
+// whenever it exceeds 256 KiB, so memory stays bounded however long nobody
+// looks. The cut is exact for line-oriented output, which is where floods
+// come from; state set only in the skipped part (a scroll region, colours)
+// is lost, and a query in the skipped part goes unanswered.
+//
+// # Concurrency
+//
+// All methods of [Screen] are safe for concurrent use. Write never waits for
+// the emulator. Snapshot, Scrollback, Resize and Reset wait for it, and for
+// each other. [Screen.Close] stops and waits for the Screen's goroutines.
+package screen

@@ -1,0 +1,436 @@
+package screen
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+)
+
+// Defaults and limits. See the package documentation for the reasoning.
+const (
+	defaultRows       = 24
+	defaultCols       = 80
+	defaultScrollback = 1000
+
+	// quietDelay is how long the output must pause before the emulator
+	// catches up on its own.
+	quietDelay = 15 * time.Millisecond
+	// maxBacklog is the most output Write keeps for the emulator; beyond
+	// it, the backlog is cut to a tail (see compact).
+	maxBacklog = 256 << 10
+	// maxReplay is the most output of a flood replayed into the emulator.
+	maxReplay = 64 << 10
+	// replyQueue is how many answers may wait for Options.Reply; more are
+	// dropped rather than stall the emulator.
+	replyQueue = 64
+)
+
+// Options configure a Screen. The zero value is ready to use.
+type Options struct {
+	// Scrollback is the number of lines kept after they scroll off the top
+	// of the normal screen. Zero or less means 1000. A flood (see the
+	// package documentation) keeps at most about 64 KiB of them.
+	Scrollback int
+
+	// Reply receives the terminal's answers to queries the program makes
+	// (cursor position ESC[6n, device attributes ESC[c and ESC[>c, ...),
+	// normally the PTY's input. Programs block until they get the answer.
+	// Answers are written from a goroutine of the Screen, one Write per
+	// answer; Reply must be safe to use concurrently with the caller's own
+	// writes. nil discards the answers.
+	Reply io.Writer
+}
+
+// limits are the tunables, fixed in production and small in some tests.
+type limits struct {
+	quiet      time.Duration
+	maxBacklog int
+	maxReplay  int
+}
+
+var defaultLimits = limits{quiet: quietDelay, maxBacklog: maxBacklog, maxReplay: maxReplay}
+
+// A Screen is a terminal emulator fed with a program's output: bytes in,
+// screen snapshots out. All its methods are safe for concurrent use.
+//
+// Write never waits for the emulator. Snapshot, Scrollback, Resize and Reset
+// bring the emulator up to date first, which takes at most a few tens of
+// milliseconds after a flood.
+type Screen struct {
+	lim        limits
+	scrollback int
+	reply      io.Writer
+
+	kick chan struct{} // wakes run; buffered, one token
+	done chan struct{} // closed by Close
+	wg   sync.WaitGroup
+
+	closeOnce sync.Once
+
+	// mu protects the following. It is held only briefly, never while the
+	// emulator works.
+	mu     sync.Mutex
+	sc     scanner
+	pend   backlog
+	spare  []byte // a buffer for the next backlog, or nil
+	cbuf   []byte // scratch for compaction in Write
+	rows   int
+	cols   int
+	writes uint64 // number of Writes, to detect quiet
+	urgent bool   // a query waits for its answer
+	armed  bool   // run has been told of pending output
+	closed bool
+
+	// emuMu protects the following, and serialises all use of the
+	// emulator. Lock order: emuMu, then mu.
+	emuMu sync.Mutex
+	emu   *vt.Emulator
+	fbuf  []byte // scratch for compaction in catchUp
+}
+
+// New returns a Screen of rows by cols cells, ready for Write. Values below
+// 1 mean 24 rows or 80 columns. The Screen runs goroutines until Close.
+func New(rows, cols int, opts Options) *Screen {
+	return newScreen(rows, cols, opts, defaultLimits)
+}
+
+func newScreen(rows, cols int, opts Options, lim limits) *Screen {
+	if rows < 1 {
+		rows = defaultRows
+	}
+	if cols < 1 {
+		cols = defaultCols
+	}
+	sb := opts.Scrollback
+	if sb <= 0 {
+		sb = defaultScrollback
+	}
+	s := &Screen{
+		lim:        lim,
+		scrollback: sb,
+		reply:      opts.Reply,
+		kick:       make(chan struct{}, 1),
+		done:       make(chan struct{}),
+		rows:       rows,
+		cols:       cols,
+		emu:        vt.NewEmulator(cols, rows),
+	}
+	s.emu.SetScrollbackSize(sb)
+	s.pend.reset(&s.sc)
+
+	// vt's Write blocks on a query until its answer is read from the
+	// emulator, so something must always be reading.
+	replies := make(chan []byte, replyQueue)
+	s.wg.Add(3)
+	go func() {
+		defer s.wg.Done()
+		s.drain(replies)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.answer(replies)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.run()
+	}()
+	return s
+}
+
+// Write records output of the program for the emulator. It never blocks on
+// the emulator and always returns len(p), nil; after Close it drops p.
+func (s *Screen) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return len(p), nil
+	}
+	base := len(s.pend.buf)
+	s.pend.buf = append(s.pend.buf, p...)
+	s.pend.lines += bytes.Count(p, []byte{'\n'})
+	query := s.sc.scan(&s.pend, p, base)
+	if len(s.pend.buf) > s.lim.maxBacklog {
+		old := s.pend.buf
+		s.pend, s.sc = compact(s.cbuf, &s.pend, &s.sc, s.cols, s.tailLines(), s.lim.maxReplay)
+		s.cbuf = old[:0]
+	}
+	s.writes++
+	if query {
+		s.urgent = true
+	}
+	kick := query || !s.armed
+	s.armed = true
+	s.mu.Unlock()
+
+	if kick {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// tailLines is how many lines of a flood are replayed: enough to fill the
+// screen and the scrollback, so that a cut loses nothing the emulator would
+// have kept. s.mu must be held.
+func (s *Screen) tailLines() int { return s.rows + s.scrollback }
+
+// AltScreen reports whether the program has switched to the alternate screen
+// (as full-screen programs such as vim, less and htop do). It does not wait
+// for the emulator.
+func (s *Screen) AltScreen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sc.alt
+}
+
+// Snapshot brings the emulator up to date with everything written so far
+// and returns the screen.
+func (s *Screen) Snapshot() Snapshot {
+	s.emuMu.Lock()
+	defer s.emuMu.Unlock()
+	title := s.catchUp()
+
+	snap := Snapshot{
+		Lines:     screenLines(s.emu),
+		AltScreen: s.emu.IsAltScreen(),
+		Rows:      s.emu.Height(),
+		Cols:      s.emu.Width(),
+		Title:     title,
+	}
+	pos := s.emu.CursorPosition()
+	snap.CursorRow, snap.CursorCol = pos.Y, pos.X
+	return snap
+}
+
+// screenLines returns the visible rows of emu without trailing spaces.
+func screenLines(emu *vt.Emulator) []string {
+	rows, cols := emu.Height(), emu.Width()
+	lines := make([]string, rows)
+	var line strings.Builder
+	for y := range rows {
+		line.Reset()
+		for x := 0; x < cols; x++ {
+			c := emu.CellAt(x, y)
+			if c == nil || c.Content == "" {
+				line.WriteByte(' ')
+				continue
+			}
+			line.WriteString(c.Content)
+			// A wide character is followed by placeholder cells.
+			x += max(c.Width, 1) - 1
+		}
+		lines[y] = strings.TrimRight(line.String(), " ")
+	}
+	return lines
+}
+
+// Scrollback returns the last n lines that scrolled off the top of the
+// normal screen, oldest first, without trailing spaces. It returns fewer if
+// fewer are kept, and nil if n < 1.
+func (s *Screen) Scrollback(n int) []string {
+	if n < 1 {
+		return nil
+	}
+	s.emuMu.Lock()
+	defer s.emuMu.Unlock()
+	s.catchUp()
+	sb := s.emu.Scrollback()
+	if sb == nil {
+		return nil
+	}
+	all := sb.Lines()
+	all = all[max(len(all)-n, 0):]
+	lines := make([]string, len(all))
+	for i, l := range all {
+		lines[i] = strings.TrimRight(l.String(), " ")
+	}
+	return lines
+}
+
+// Resize changes the size of the screen. Output written before the call is
+// laid out at the old size, as a terminal would have done. Values below 1
+// leave the size unchanged.
+func (s *Screen) Resize(rows, cols int) {
+	if rows < 1 || cols < 1 {
+		return
+	}
+	s.emuMu.Lock()
+	defer s.emuMu.Unlock()
+	s.catchUp()
+	s.emu.Resize(cols, rows)
+	s.mu.Lock()
+	s.rows, s.cols = rows, cols
+	s.mu.Unlock()
+}
+
+// Reset discards pending output and resets the terminal fully: both
+// screens, the scrollback, the modes and the title, as when a new program
+// takes over the session.
+func (s *Screen) Reset() {
+	s.emuMu.Lock()
+	defer s.emuMu.Unlock()
+	s.mu.Lock()
+	s.sc = scanner{}
+	s.pend.reset(&s.sc)
+	s.urgent = false
+	s.mu.Unlock()
+	_, _ = s.emu.Write([]byte(cancelSeq + resetSeq)) // never fails
+	s.emu.ClearScrollback()
+}
+
+// Close stops the Screen's goroutines and waits for them. It is idempotent
+// and always returns nil. Write drops its input after Close; the other
+// methods keep working on the final state. A write to Options.Reply in
+// progress is waited for, so close the PTY first if it may block.
+func (s *Screen) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+		// Ends drain, whose end ends answer. Closing the pipe, rather than
+		// calling the emulator's Close, avoids racing with its unguarded
+		// closed flag, which Read checks.
+		if c, ok := s.emu.InputPipe().(io.Closer); ok {
+			_ = c.Close() // a pipe's Close cannot fail
+		} else {
+			s.emuMu.Lock()
+			_ = s.emu.Close()
+			s.emuMu.Unlock()
+		}
+		s.wg.Wait()
+	})
+	return nil
+}
+
+// run feeds the emulator when the output pauses or a query is waiting.
+func (s *Screen) run() {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.kick:
+		}
+		for {
+			s.mu.Lock()
+			urgent, armed, writes := s.urgent, s.armed, s.writes
+			s.mu.Unlock()
+			if urgent || !armed {
+				break
+			}
+			t.Reset(s.lim.quiet)
+			quiet := false
+			select {
+			case <-s.done:
+				return
+			case <-s.kick: // a query, or more output after a catch-up
+				t.Stop()
+				continue
+			case <-t.C:
+				s.mu.Lock()
+				quiet = s.writes == writes
+				s.mu.Unlock()
+			}
+			if quiet {
+				break
+			}
+		}
+		s.emuMu.Lock()
+		s.catchUp()
+		s.emuMu.Unlock()
+	}
+}
+
+// catchUp feeds the backlog to the emulator, cut to a tail if it is long,
+// and returns the window title as of its end. s.emuMu must be held.
+func (s *Screen) catchUp() (title string) {
+	s.mu.Lock()
+	b, sc := s.pend, s.sc
+	cols, tail := s.cols, s.tailLines()
+	s.pend = backlog{buf: s.spare}
+	s.spare = nil
+	s.pend.reset(&s.sc)
+	s.sc.rebase(len(b.buf))
+	s.urgent, s.armed = false, false
+	s.mu.Unlock()
+
+	if len(b.buf) > 0 {
+		fed := b.buf
+		if len(b.buf) > s.lim.maxReplay || b.lines > tail {
+			b, _ = compact(s.fbuf, &b, &sc, cols, tail, s.lim.maxReplay)
+			s.fbuf = b.buf
+		}
+		feed(s.emu, &b)
+		b.buf = fed
+	}
+
+	s.mu.Lock()
+	if cap(b.buf) <= 2*s.lim.maxBacklog {
+		s.spare = b.buf[:0]
+	}
+	// Trust the emulator if the scanner misread a switch (see scan.go).
+	if alt := s.emu.IsAltScreen(); alt != sc.alt && len(s.pend.trans) == 0 {
+		s.sc.alt, s.pend.startAlt = alt, alt
+	}
+	s.mu.Unlock()
+	return sc.title
+}
+
+// feed writes a backlog to the emulator. vt does not know mode 47, the
+// original alternate screen of xterm, so switches by it are doubled with
+// the equivalent 1047.
+func feed(emu *vt.Emulator, b *backlog) {
+	pos := 0
+	for _, t := range b.trans {
+		if t.mode != 47 {
+			continue
+		}
+		_, _ = emu.Write(b.buf[pos:t.end]) // vt's Write never fails
+		pos = t.end
+		if t.kind == altOn {
+			_, _ = emu.Write([]byte("\x1b[?1047h"))
+		} else {
+			_, _ = emu.Write([]byte("\x1b[?1047l"))
+		}
+	}
+	_, _ = emu.Write(b.buf[pos:])
+}
+
+// drain reads the emulator's answers to queries and queues them for
+// answer, dropping them if the queue is full, so that the emulator never
+// waits for the PTY. It closes replies when the emulator's pipe is closed.
+func (s *Screen) drain(replies chan<- []byte) {
+	defer close(replies)
+	buf := make([]byte, 4096)
+	for {
+		n, err := s.emu.Read(buf)
+		if n > 0 && s.reply != nil {
+			select {
+			case replies <- bytes.Clone(buf[:n]):
+			default:
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// answer writes queued answers to Options.Reply.
+func (s *Screen) answer(replies <-chan []byte) {
+	for p := range replies {
+		_, _ = s.reply.Write(p) // best effort: the program may be gone
+	}
+}

@@ -1,0 +1,333 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/session/screen"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// Info is a snapshot of a session's identity and state, as list shows it.
+type Info struct {
+	ID         string `json:"session_id"`
+	Name       string `json:"name,omitempty"`
+	Transport  string `json:"transport"`
+	Command    string `json:"command"`
+	State      string `json:"state"`
+	Foreground string `json:"foreground,omitempty"`
+	IdleMS     int64  `json:"idle_ms"`
+	Created    string `json:"created"`
+	Rows       int    `json:"rows"`
+	Cols       int    `json:"cols"`
+	Bytes      int64  `json:"bytes"`
+	Lines      int64  `json:"lines"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	Integrated bool   `json:"integrated"`
+}
+
+// A Session owns one transport.Conn and the one goroutine that reads it.
+// Every byte read goes, in order, to the output log (a ring addressed by
+// absolute offset), the line index, the detector and the screen. All methods
+// are safe for concurrent use; Send calls on one session are serialised.
+type Session struct {
+	id        string
+	name      string
+	transport string
+	command   string
+	created   time.Time
+	conn      transport.Conn
+	scr       *screen.Screen
+	log       *slog.Logger
+	now       func() time.Time
+	shell     bool // the top-level program is a shell (enables the shell layer)
+
+	sendMu sync.Mutex // serialises Send: two sends never interleave
+
+	mu sync.Mutex // mu protects the following
+	ring       *ring.Ring
+	lines      *ring.LineIndex
+	det        *detector
+	lastOutput time.Time
+	readOff    int64 // where mode "new" resumes
+	size       transport.Size
+	exited     bool
+	exitErr    error
+	exitCode   *int
+	ready      bool          // the shell integration has drawn its first prompt
+	changed    chan struct{} // closed and replaced on every change
+	secrets    []string
+	closed     bool
+	cmd        *command         // the last command sent, for read {wait: true}
+	lastScreen *screen.Snapshot // what the last diff read saw
+
+	pumpDone chan struct{}
+}
+
+// ErrClosed is returned by operations on a session that was closed.
+var ErrClosed = errors.New("session closed")
+
+type sessionConfig struct {
+	id, name, transport, command string
+	conn                         transport.Conn
+	size                         transport.Size
+	ringSize                     int
+	nonce                        string
+	shell                        bool
+	log                          *slog.Logger
+}
+
+func newSession(c sessionConfig) *Session {
+	r := ring.New(c.ringSize)
+	s := &Session{
+		id:        c.id,
+		name:      c.name,
+		transport: c.transport,
+		command:   c.command,
+		created:   time.Now(),
+		conn:      c.conn,
+		log:       c.log,
+		now:       time.Now,
+		shell:     c.shell,
+		ring:      r,
+		lines:     ring.NewLineIndex(r),
+		det:       newDetector(c.nonce),
+		size:      c.size,
+		changed:   make(chan struct{}),
+		pumpDone:  make(chan struct{}),
+	}
+	s.lastOutput = s.created
+	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}})
+	go s.pump()
+	return s
+}
+
+// replyWriter forwards the emulator's answers to terminal queries (cursor
+// position, device attributes) to the far end, as a real terminal would.
+type replyWriter struct{ s *Session }
+
+func (w replyWriter) Write(p []byte) (int, error) { return w.s.conn.Write(p) }
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// Name returns the session's optional name.
+func (s *Session) Name() string { return s.name }
+
+// notifyLocked wakes every waiter. s.mu must be held.
+func (s *Session) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// pump is the session's one reader. It runs until the Conn reports the end
+// of the stream, then records the exit status.
+func (s *Session) pump() {
+	defer close(s.pumpDone)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := s.conn.Read(buf)
+		if n > 0 {
+			p := buf[:n]
+			s.mu.Lock()
+			s.ring.Write(p)
+			s.lines.Write(p)
+			s.det.Write(p)
+			s.lastOutput = s.now()
+			if !s.ready && len(s.det.marks) > 0 {
+				s.ready = true
+			}
+			s.notifyLocked()
+			s.mu.Unlock()
+			s.scr.Write(p)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) {
+				s.log.Debug("read ended", "err", err)
+			}
+			break
+		}
+	}
+	werr := s.conn.Wait()
+	s.mu.Lock()
+	s.exited = true
+	s.exitErr = werr
+	code := 0
+	var ee *transport.ExitError
+	switch {
+	case werr == nil:
+		s.exitCode = &code
+	case errors.As(werr, &ee):
+		code = ee.ExitStatus()
+		s.exitCode = &code
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	s.log.Info("session ended", "err", werr)
+}
+
+// Close ends the session: the far end is closed and the pump waited for.
+// It is idempotent.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	already := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if already {
+		<-s.pumpDone
+		return nil
+	}
+	err := s.conn.Close()
+	<-s.pumpDone
+	_ = s.scr.Close() // best effort; nothing to report
+	return err
+}
+
+// waitReady waits until the shell integration has drawn its first prompt, the
+// session ended, or d elapsed. It reports whether the integration is ready.
+func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		ready, exited, ch := s.ready, s.exited, s.changed
+		s.mu.Unlock()
+		if ready || exited {
+			if ready {
+				// Nothing before the first prompt is a command's output.
+				s.mu.Lock()
+				s.readOff = s.ring.End()
+				s.mu.Unlock()
+			}
+			return ready
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// waitSettled waits until the far end has printed something and then been
+// quiet for shellQuiet, the session ended, or d elapsed. Everything printed
+// so far is then marked as read.
+func (s *Session) waitSettled(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		printed, exited, ch := s.ring.End() > 0, s.exited, s.changed
+		quiet := shellQuiet - s.now().Sub(s.lastOutput)
+		if printed && quiet <= 0 || exited {
+			s.readOff = s.ring.End()
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		var q <-chan time.Time
+		if printed {
+			qt := time.NewTimer(quiet)
+			defer qt.Stop()
+			q = qt.C
+		}
+		select {
+		case <-ch:
+		case <-q:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Resize changes the window size of the far end and of the screen.
+func (s *Session) Resize(ctx context.Context, sz transport.Size) error {
+	if !sz.Valid() {
+		return fmt.Errorf("invalid size %dx%d: rows and cols must be between 1 and 1000", sz.Rows, sz.Cols)
+	}
+	r, ok := s.conn.(transport.Resizer)
+	if !ok {
+		return fmt.Errorf("session %s (%s) has no window size to change", s.id, s.transport)
+	}
+	if err := r.Resize(ctx, sz); err != nil {
+		return fmt.Errorf("resize session %s: %w", s.id, err)
+	}
+	s.scr.Resize(sz.Rows, sz.Cols)
+	s.mu.Lock()
+	s.size = sz
+	s.mu.Unlock()
+	return nil
+}
+
+// Signal delivers sig to the far end's foreground process group.
+func (s *Session) Signal(ctx context.Context, sig transport.Signal) error {
+	sg, ok := s.conn.(transport.Signaler)
+	if !ok {
+		return fmt.Errorf("session %s (%s) cannot deliver signals; send a key such as ctrl+c instead", s.id, s.transport)
+	}
+	return sg.Signal(ctx, sig)
+}
+
+// foreground returns the far end's foreground program, if the transport can
+// tell.
+func (s *Session) foreground() (transport.Foreground, bool) {
+	f, ok := s.conn.(transport.Foregrounder)
+	if !ok {
+		return transport.Foreground{}, false
+	}
+	fg, err := f.Foreground()
+	if err != nil {
+		return transport.Foreground{}, false
+	}
+	return fg, true
+}
+
+// Info returns a snapshot of the session's state.
+func (s *Session) Info() Info {
+	st := s.classify()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := Info{
+		ID:         s.id,
+		Name:       s.name,
+		Transport:  s.transport,
+		Command:    s.command,
+		State:      st.state,
+		Foreground: st.foreground,
+		IdleMS:     s.now().Sub(s.lastOutput).Milliseconds(),
+		Created:    s.created.UTC().Format(time.RFC3339),
+		Rows:       s.size.Rows,
+		Cols:       s.size.Cols,
+		Bytes:      s.ring.End(),
+		Lines:      s.lines.Lines(),
+		ExitCode:   s.exitCode,
+		Integrated: s.ready,
+	}
+	return in
+}
+
+// compileUntil compiles a caller's until pattern with a clear error.
+func compileUntil(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	if len(pattern) > 1000 {
+		return nil, fmt.Errorf("until pattern is %d characters; keep it under 1000", len(pattern))
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("until is not a valid regular expression (Go RE2 syntax): %v; escape literal characters such as ( [ . * with a backslash", err)
+	}
+	return re, nil
+}

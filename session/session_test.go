@@ -1,0 +1,452 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
+)
+
+// newManager returns a Manager whose shells are deterministic: bash without
+// the user's startup files, a scratch HOME, a fixed TERM.
+func newManager(t testing.TB, opts session.Options) *session.Manager {
+	t.Helper()
+	opts.Openers = map[string]transport.Opener{"local": &local.Opener{}}
+	if opts.StateDir == "" {
+		opts.StateDir = t.TempDir()
+	}
+	if opts.Shell == "" {
+		opts.Shell = "/bin/bash"
+		opts.NoRC = true
+	}
+	m := session.NewManager(opts)
+	t.Cleanup(m.CloseAll)
+	return m
+}
+
+func openShell(t testing.TB, m *session.Manager, env ...string) *session.Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	home := t.TempDir()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+		Env: append([]string{"HOME=" + home, "PS1=$ ", "LANG=C.UTF-8"}, env...),
+	}})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return s
+}
+
+func send(t testing.TB, s *session.Session, req session.SendRequest) session.Result {
+	t.Helper()
+	req.Wait = true
+	req.Enter = true
+	if req.Timeout == 0 {
+		req.Timeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), req.Timeout+10*time.Second)
+	defer cancel()
+	r, err := s.Send(ctx, req)
+	if err != nil {
+		t.Fatalf("send %q: %v", req.Text, err)
+	}
+	return r
+}
+
+func exitCode(r session.Result) string {
+	if r.ExitCode == nil {
+		return "<nil>"
+	}
+	return strconv.Itoa(*r.ExitCode)
+}
+
+func TestSendExitCodes(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	if !s.Info().Integrated {
+		t.Fatalf("bash integration not ready: %+v", s.Info())
+	}
+	tests := []struct {
+		name, text, output, code string
+	}{
+		{"echo", "echo hello", "hello", "0"},
+		{"false", "false", "", "1"},
+		{"exit status 3 in a subshell", "(exit 3)", "", "3"},
+		{"cd then pwd", "cd /tmp", "", "0"},
+		{"pwd keeps state", "pwd", "/tmp", "0"},
+		{"pipeline", "printf 'a\\nb\\nc\\n' | wc -l", "3", "0"},
+		{"not found", "no-such-command-ttymux", "bash: no-such-command-ttymux: command not found", "127"},
+		{"multi-line", "echo one\necho two", "one\ntwo", "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := send(t, s, session.SendRequest{Text: tt.text})
+			if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != tt.code || r.Output != tt.output {
+				t.Fatalf("got complete=%v via=%q exit=%s output=%q; want exit-code %s output %q (state %s, note %q)",
+					r.Complete, r.Via, exitCode(r), r.Output, tt.code, tt.output, r.State, r.Note)
+			}
+			if r.State != "prompt" {
+				t.Errorf("state = %q, want prompt", r.State)
+			}
+		})
+	}
+}
+
+// TestQuietCommandNotCompleteEarly pins the failure seen in other servers: a
+// command that is quiet for a while (sleep) must not be reported complete
+// before it prints its last line.
+func TestQuietCommandNotCompleteEarly(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "sleep 1; echo done"})
+	if !r.Complete || r.Output != "done" || r.Via != session.ViaExitCode {
+		t.Fatalf("got complete=%v via=%q output=%q, want complete with done", r.Complete, r.Via, r.Output)
+	}
+}
+
+func TestTimeoutThenReadWait(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "echo start; sleep 1.5; echo finished", Timeout: 300 * time.Millisecond})
+	if r.Complete || r.Via != session.ViaTimeout || r.State != "running" || r.Foreground != "sleep" {
+		t.Fatalf("got complete=%v via=%q state=%q fg=%q, want a running sleep", r.Complete, r.Via, r.State, r.Foreground)
+	}
+	if r.Output != "start" {
+		t.Errorf("partial output = %q, want start", r.Output)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r2, err := s.Read(ctx, session.ReadRequest{Wait: true, Timeout: 15 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Complete || r2.Output != "finished" || exitCode(r2) != "0" {
+		t.Fatalf("read wait: complete=%v via=%q exit=%s output=%q", r2.Complete, r2.Via, exitCode(r2), r2.Output)
+	}
+}
+
+// TestUntilNeverMatchesEcho pins the rule that until is anchored after the
+// echo of the typed text: the pattern appears in the command line itself.
+func TestUntilNeverMatchesEcho(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "sleep 0.5; echo until-marker; sleep 5", Until: "until-marker"})
+	if !r.Complete || r.Via != session.ViaUntil || r.Output != "until-marker" {
+		t.Fatalf("got complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+	}
+	// Interrupt the rest and check the shell answers. ctrl+c must reach
+	// sleep, not the shell between two commands of the list.
+	waitForeground(t, s, "sleep")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+c"}, Wait: true, Timeout: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	r = send(t, s, session.SendRequest{Text: "echo after"})
+	if r.Output != "after" {
+		t.Fatalf("after ctrl+c: %q", r.Output)
+	}
+}
+
+func TestCtrlCInterrupts(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "sleep 100", Timeout: 200 * time.Millisecond})
+	if r.Complete {
+		t.Fatalf("sleep 100 reported complete: %+v", r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+c"}, Wait: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Complete || exitCode(r) != "130" {
+		t.Fatalf("after ctrl+c: complete=%v exit=%s via=%q", r.Complete, exitCode(r), r.Via)
+	}
+	if r := send(t, s, session.SendRequest{Text: "echo alive"}); r.Output != "alive" {
+		t.Fatalf("shell did not answer after ctrl+c: %q", r.Output)
+	}
+}
+
+func TestPythonREPLWithUntil(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("python3 missing under CI; .ci/run installs it")
+		}
+		t.Skip("python3 not installed")
+	}
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "python3 -q", Until: ">>> $"})
+	if !r.Complete || r.Via != session.ViaUntil {
+		t.Fatalf("python3 start: %+v", r)
+	}
+	if r.State != "repl" {
+		t.Errorf("state = %q, want repl", r.State)
+	}
+	r = send(t, s, session.SendRequest{Text: "print(6*7)", Until: ">>> $"})
+	if !strings.HasPrefix(r.Output, "42") || r.Via != session.ViaUntil {
+		t.Fatalf("print(6*7): output %q via %q", r.Output, r.Via)
+	}
+	r = send(t, s, session.SendRequest{Text: "exit()"})
+	if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != "0" {
+		t.Fatalf("exit(): %+v", r)
+	}
+}
+
+func TestLongOutputFoldedAndReadableByRange(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	const n = 100000
+	r := send(t, s, session.SendRequest{Text: fmt.Sprintf("seq 1 %d", n)})
+	if !r.Complete || exitCode(r) != "0" {
+		t.Fatalf("seq: %+v", r)
+	}
+	if r.Reduction == nil || r.Reduction.Elided == 0 || r.Reduction.RawLines != n {
+		t.Fatalf("reduction = %+v, want folded %d lines", r.Reduction, n)
+	}
+	if !strings.Contains(r.Output, `"mode":"range"`) {
+		t.Fatalf("fold marker lacks the read call:\n%s", r.Output)
+	}
+	if r.LastLine-r.FirstLine+1 != n {
+		t.Fatalf("first/last line %d..%d, want %d lines", r.FirstLine, r.LastLine, n)
+	}
+	// Every line comes back exactly, page by page.
+	ctx := context.Background()
+	next := int64(1)
+	for line := r.FirstLine; line <= r.LastLine; {
+		rr, err := s.Read(ctx, session.ReadRequest{Mode: "range", FromLine: line, ToLine: r.LastLine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(rr.Output, "\n") {
+			if l != strconv.FormatInt(next, 10) {
+				t.Fatalf("line %d of session reads %q, want %d", line, l, next)
+			}
+			next++
+			line++
+		}
+		if rr.LastLine < line-1 {
+			t.Fatalf("range read ended at %d, returned lines up to %d", rr.LastLine, line-1)
+		}
+	}
+	if next != n+1 {
+		t.Fatalf("read back %d lines, want %d", next-1, n)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		req  session.SendRequest
+		want string
+	}{
+		{"empty", session.SendRequest{}, "nothing to send"},
+		{"bad regex", session.SendRequest{Text: "echo", Until: "(("}, "not a valid regular expression"},
+		{"unknown key", session.SendRequest{Keys: []string{"ctrl+banana"}}, "unknown key"},
+		{"destructive", session.SendRequest{Text: "rm -rf /"}, "confirm: true"},
+		{"huge", session.SendRequest{Text: strings.Repeat("x", session.MaxSendBytes+1)}, "limit"},
+		{"timeout too long", session.SendRequest{Text: "true", Timeout: time.Hour}, "maximum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Send(ctx, tt.req)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	if err := s.Resize(ctx, transport.Size{Rows: 0, Cols: 80}); err == nil {
+		t.Error("resize to 0 rows succeeded")
+	}
+	if _, err := m.Get("s999"); err == nil || !strings.Contains(err.Error(), s.ID()) {
+		t.Errorf("wrong id error = %v, want one listing %s", err, s.ID())
+	}
+	var nf *session.NotFoundError
+	if _, err := m.Get("nope"); !errors.As(err, &nf) {
+		t.Errorf("wrong id error type %T", err)
+	}
+	// The session still works after all that.
+	if r := send(t, s, session.SendRequest{Text: "echo ok"}); r.Output != "ok" {
+		t.Fatalf("session broken after bad input: %q", r.Output)
+	}
+}
+
+func TestSecretRedacted(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	const secret = "hunter2-planted-secret"
+	r := send(t, s, session.SendRequest{Text: "read -r pw; echo got:$pw", Timeout: 300 * time.Millisecond})
+	if r.Complete {
+		t.Fatalf("read builtin reported complete before input: %+v", r)
+	}
+	r = send(t, s, session.SendRequest{Text: secret, Secret: true})
+	if strings.Contains(r.Output, secret) || !strings.Contains(r.Output, "got:********") {
+		t.Fatalf("secret leaked or missing marker: %q", r.Output)
+	}
+	rr, err := s.Read(context.Background(), session.ReadRequest{Mode: "screen"})
+	if err != nil || strings.Contains(rr.Output, secret) {
+		t.Fatalf("secret in screen: %q %v", rr.Output, err)
+	}
+}
+
+func TestUserRCLoaded(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export FROM_RC=yes\nalias hi='echo hi-from-alias'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, session.Options{Shell: "/bin/bash"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{Env: []string{"HOME=" + home}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := send(t, s, session.SendRequest{Text: "echo $FROM_RC; hi"})
+	if r.Output != "yes\nhi-from-alias" || r.Via != session.ViaExitCode {
+		t.Fatalf("user rc not loaded or integration lost: %q via %q", r.Output, r.Via)
+	}
+}
+
+func TestZshIntegration(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("zsh missing under CI; .ci/run installs it")
+		}
+		t.Skip("zsh not installed")
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".zshrc"), []byte("export FROM_ZSHRC=yes\nPROMPT='%% '\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, session.Options{Shell: zsh})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{Env: []string{"HOME=" + home, "ZDOTDIR="}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Info().Integrated {
+		t.Fatal("zsh integration not ready")
+	}
+	r := send(t, s, session.SendRequest{Text: "echo $FROM_ZSHRC; false"})
+	if r.Output != "yes" || exitCode(r) != "1" || r.Via != session.ViaExitCode {
+		t.Fatalf("zsh: output %q exit %s via %q", r.Output, exitCode(r), r.Via)
+	}
+}
+
+// TestShellLayerWithoutIntegration runs a shell ttymux has no hook for: the
+// verdict comes from the foreground process group, and a quiet sleep is
+// still not complete early.
+func TestShellLayerWithoutIntegration(t *testing.T) {
+	sh, err := exec.LookPath("dash")
+	if err != nil {
+		sh = "/bin/sh"
+	}
+	m := newManager(t, session.Options{Shell: sh})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "sleep 0.5; echo slept"})
+	if !r.Complete || r.Via != session.ViaShell || r.Output != "slept" {
+		t.Fatalf("got complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+	}
+}
+
+func TestExitedSession(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "exit 4"})
+	if !r.Complete || r.Via != session.ViaExited || exitCode(r) != "4" || r.State != "exited" {
+		t.Fatalf("exit 4: %+v", r)
+	}
+	_, err := s.Send(context.Background(), session.SendRequest{Text: "echo"})
+	if err == nil || !strings.Contains(err.Error(), "exit status 4") {
+		t.Fatalf("send to exited session: %v", err)
+	}
+}
+
+func TestSessionLimitAndNames(t *testing.T) {
+	m := newManager(t, session.Options{Limit: 2})
+	ctx := context.Background()
+	a, err := m.Open(ctx, session.OpenRequest{Transport: "local", Name: "build", Target: transport.Target{Command: "cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Open(ctx, session.OpenRequest{Transport: "local", Name: "build", Target: transport.Target{Command: "cat"}}); err == nil {
+		t.Fatal("duplicate name accepted")
+	}
+	if _, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{Command: "cat"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{Command: "cat"}})
+	if !errors.Is(err, session.ErrLimit) {
+		t.Fatalf("third open: %v, want ErrLimit", err)
+	}
+	if got, err := m.Get("build"); err != nil || got != a {
+		t.Fatalf("Get by name: %v", err)
+	}
+	if _, err := m.Close("build"); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.List()) != 1 {
+		t.Fatalf("list after close: %+v", m.List())
+	}
+}
+
+func TestProgressBarRendered(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: `for i in 10 50 100; do printf '\rprogress %d%%' $i; done; echo`})
+	if r.Output != "progress 100%" {
+		t.Fatalf("progress bar rendered as %q", r.Output)
+	}
+	raw := send(t, s, session.SendRequest{Text: `printf 'a\rb\n'`, Raw: true})
+	if !strings.Contains(raw.Output, "a\rb") {
+		t.Fatalf("raw output %q lacks the untouched bytes", raw.Output)
+	}
+}
+
+func TestScreenAndAltScreen(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: `printf '\033[?1049h\033[Hfull screen app'; sleep 5`, Until: "full screen app"})
+	if r.Mode != "screen" || !strings.Contains(r.Output, "full screen app") {
+		t.Fatalf("alt screen output: mode %q %q", r.Mode, r.Output)
+	}
+	ctx := context.Background()
+	if _, err := s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+c"}, Wait: true, Timeout: 5 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	send(t, s, session.SendRequest{Text: `printf '\033[?1049l'`})
+	sr, err := s.Read(ctx, session.ReadRequest{Mode: "screen"})
+	if err != nil || sr.Cursor == nil {
+		t.Fatalf("screen read: %+v %v", sr, err)
+	}
+}
+
+// waitForeground waits (bounded) until name owns the session's terminal.
+func waitForeground(t *testing.T, s *session.Session, name string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Info().Foreground != name {
+		if time.Now().After(deadline) {
+			t.Fatalf("foreground is %q, want %q", s.Info().Foreground, name)
+		}
+		time.Sleep(5 * time.Millisecond) // polling a kernel state: no event announces it
+	}
+}

@@ -1,0 +1,106 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ttymux/ttymux/session/reduce"
+)
+
+// status is what the terminal is doing, for results that are not complete.
+type status struct {
+	state      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, exited
+	foreground string
+	lastLine   string
+}
+
+func (st status) describe() string {
+	d := st.state
+	if st.foreground != "" {
+		d += ": " + st.foreground
+	}
+	if st.lastLine != "" {
+		d += fmt.Sprintf(", last line %q", st.lastLine)
+	}
+	return d
+}
+
+var (
+	passwordRe = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|verification code|token)[^:\n]{0,60}:\s*$`)
+	confirmRe  = regexp.MustCompile(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
+	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*)\s*$`)
+	replRe     = regexp.MustCompile(`(>>>|\.\.\.|In \[\d+\]:|\w+=[#>]|irb\(main\)[^>]*>|>|mysql>|sqlite>|ghci>|\$|#|%)\s?$`)
+)
+
+var pagers = map[string]bool{"less": true, "more": true, "most": true, "pg": true, "man": true}
+
+var repls = map[string]bool{
+	"python": true, "python3": true, "ipython": true, "ipython3": true, "node": true, "irb": true,
+	"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "redis-cli": true, "ghci": true,
+	"lua": true, "R": true, "erl": true, "iex": true, "bc": true, "gdb": true, "mongosh": true,
+}
+
+// classify says what the terminal is doing now.
+func (s *Session) classify() status {
+	s.mu.Lock()
+	exited := s.exited
+	end := s.ring.End()
+	tail, _ := s.ring.AppendRange(nil, max(s.ring.Start(), end-2048), end)
+	lastMark, hasMark := s.det.last()
+	s.mu.Unlock()
+	var st status
+	if exited {
+		st.state = "exited"
+		return st
+	}
+	fg, fgOK := s.foreground()
+	if fgOK && !fg.IsShell {
+		st.foreground = fg.Name
+	}
+	lines := reduce.Render(tail)
+	if n := len(lines); n > 0 {
+		st.lastLine = strings.TrimRight(lines[n-1], " ")
+		if len(st.lastLine) > 120 {
+			st.lastLine = st.lastLine[len(st.lastLine)-120:]
+		}
+	}
+	echoOff := false
+	if er, ok := s.conn.(interface{ Echo() (bool, error) }); ok {
+		if on, err := er.Echo(); err == nil {
+			echoOff = !on
+		}
+	}
+	name := filepath.Base(fg.Name)
+	switch {
+	case s.scr.AltScreen():
+		if pagers[name] {
+			st.state = "pager"
+		} else {
+			st.state = "alt_screen"
+		}
+	case passwordRe.MatchString(st.lastLine) || (echoOff && fgOK && !fg.IsShell && strings.HasSuffix(st.lastLine, ":")):
+		st.state = "password_prompt"
+	case confirmRe.MatchString(st.lastLine):
+		st.state = "confirm_prompt"
+	case pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.lastLine)):
+		st.state = "pager"
+	case repls[name] || strings.HasPrefix(name, "python"):
+		st.state = "repl"
+	case hasMark && lastMark.kind != markCommand && (!fgOK || fg.IsShell):
+		st.state = "prompt"
+	case !hasMark && s.shell && fgOK && fg.IsShell && s.now().Sub(s.lastOutputAt()) >= shellQuiet:
+		st.state = "prompt"
+	default:
+		st.state = "running"
+	}
+	return st
+}
+
+func (s *Session) lastOutputAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastOutput
+}

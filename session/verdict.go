@@ -1,0 +1,255 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ttymux/ttymux/session/reduce"
+)
+
+// Via values name the layer of the completion verdict that decided, strongest
+// first (DESIGN.md, "Is the command finished?").
+const (
+	ViaExited   = "exited"
+	ViaUntil    = "until"
+	ViaExitCode = "exit-code"
+	ViaShell    = "shell"
+	ViaTimeout  = "timeout"
+)
+
+// shellQuiet is how long output must be quiet, with the shell owning the
+// terminal again, before the shell layer calls a command finished. It only
+// applies to shells without ttymux's integration hook.
+const shellQuiet = 50 * time.Millisecond
+
+// echoGrace is how long a terminal gets to echo typed text before ttymux
+// decides it does not echo (a password prompt, stty -echo).
+const echoGrace = 100 * time.Millisecond
+
+// pollEvery is how often the foreground process group is checked while the
+// shell layer is the one that can decide.
+const pollEvery = 5 * time.Millisecond
+
+// A command is what one Send typed, as far as the verdict needs to know.
+type command struct {
+	sendOff int64          // log offset when the text was written
+	sent    time.Time      // when it was written
+	lines   []string       // the typed lines, to recognise their echo
+	until   *regexp.Regexp // nil when the caller gave none
+	// atPrompt: the integrated shell was waiting at its prompt, so it will
+	// mark the start of the command's output.
+	atPrompt bool
+
+	// Derived while waiting.
+	anchor  int64 // start of the command's output; -1 while the echo is still arriving
+	scanned int64 // until has been tried against output up to here
+}
+
+func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) *command {
+	var lines []string
+	if typed != "" {
+		lines = strings.Split(strings.TrimRight(typed, "\r\n"), "\n")
+	}
+	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff}
+}
+
+// verdict is the outcome of waiting on a command.
+type verdict struct {
+	complete bool
+	via      string
+	exitCode *int
+	anchor   int64 // where the command's output starts
+	end      int64 // where it ends (exclusive)
+	match    string
+}
+
+// await waits for c's verdict, at most timeout. tick, when non-nil, is
+// called about once a second while waiting (progress notifications).
+func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, tick func(elapsed time.Duration)) verdict {
+	start := s.now()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var poll <-chan time.Time
+	var progress <-chan time.Time
+	if tick != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		progress = t.C
+	}
+	for {
+		v, ch, needPoll := s.evaluate(c)
+		if v.complete {
+			return v
+		}
+		if needPoll && poll == nil {
+			t := time.NewTicker(pollEvery)
+			defer t.Stop()
+			poll = t.C
+		}
+		select {
+		case <-ch:
+		case <-poll:
+		case <-progress:
+			tick(s.now().Sub(start))
+		case <-deadline.C:
+			v, _, _ = s.evaluate(c)
+			if !v.complete {
+				v.via = ViaTimeout
+			}
+			return v
+		case <-ctx.Done():
+			v.via = ViaTimeout
+			return v
+		}
+	}
+}
+
+// evaluate applies the verdict layers once. It returns the channel that is
+// closed on the next change, and whether the foreground must be polled
+// because no event will announce completion.
+func (s *Session) evaluate(c *command) (verdict, <-chan struct{}, bool) {
+	s.mu.Lock()
+	end := s.ring.End()
+	exited, code := s.exited, s.exitCode
+	done, doneOK := s.det.firstAfter(markDone, c.sendOff)
+	cmd, cmdOK := s.det.firstAfter(markCommand, c.sendOff)
+	quietFor := s.now().Sub(s.lastOutput)
+	ready := s.ready
+	ch := s.changed
+	if c.anchor < 0 {
+		switch {
+		case cmdOK && (!doneOK || cmd.off < done.off):
+			// The hook marked where the command's output starts.
+			c.anchor = cmd.end
+		case ready && c.atPrompt && !doneOK && !exited:
+			// The hook will mark it: wait for C (or D for an empty line).
+		default:
+			limit := end
+			if doneOK {
+				limit = done.off
+			}
+			c.anchor = s.echoEndLocked(c, limit, doneOK || exited)
+		}
+	}
+	var region []byte
+	if c.until != nil && c.anchor >= 0 {
+		from := max(c.anchor, c.scanned-4096)
+		region, _ = s.ring.AppendRange(nil, from, end)
+		if from > c.anchor {
+			// Start at a line boundary so ^ anchors mean what they say.
+			if i := bytes.IndexByte(region, '\n'); i >= 0 {
+				region = region[i+1:]
+			}
+		}
+	}
+	s.mu.Unlock()
+
+	echoPending := c.anchor < 0 && !(ready && c.atPrompt && !doneOK && !exited)
+	v := verdict{anchor: c.anchor, end: end}
+	if v.anchor < 0 {
+		v.anchor = end
+	}
+	switch {
+	case exited:
+		v.complete, v.via, v.exitCode = true, ViaExited, code
+		if doneOK {
+			v.end = done.off
+		}
+		return v, ch, false
+	}
+	if c.until != nil && region != nil {
+		text := strings.Join(reduce.Render(region), "\n")
+		c.scanned = end
+		if loc := c.until.FindStringIndex(text); loc != nil {
+			v.complete, v.via, v.match = true, ViaUntil, text[loc[0]:loc[1]]
+			return v, ch, false
+		}
+	}
+	if doneOK {
+		st := done.status
+		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.off
+		return v, ch, false
+	}
+	if !s.shell || ready {
+		return v, ch, echoPending
+	}
+	// The shell layer: no hook, so ask the kernel who owns the terminal.
+	fg, ok := s.foreground()
+	if !ok {
+		return v, ch, echoPending
+	}
+	if fg.IsShell && quietFor >= shellQuiet && s.now().Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
+		v.complete, v.via = true, ViaShell
+		v.end = s.promptStart(v.anchor, end)
+		return v, ch, false
+	}
+	return v, ch, true
+}
+
+// echoEndLocked finds where the echo of the typed lines ends, scanning from
+// the send offset up to limit. It returns -1 while the echo may still be
+// arriving. final says no more output will belong to the command. s.mu must
+// be held.
+func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
+	pos := c.sendOff
+	if len(c.lines) == 0 {
+		return pos
+	}
+	b, _ := s.ring.AppendRange(nil, pos, min(limit, pos+64<<10))
+	for _, line := range c.lines {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			// The echo of this line may still be arriving. If what has
+			// arrived cannot be its echo, the terminal does not echo.
+			// The echo of this line may still be arriving. Decide it is
+			// not coming only once the terminal has had time to echo.
+			got := strings.TrimSpace(strings.Join(reduce.Render(b), ""))
+			want := strings.TrimSpace(line)
+			if final || (!echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
+				return pos
+			}
+			return -1
+		}
+		got := strings.Join(reduce.Render(b[:nl]), "")
+		if !echoes(got, strings.TrimSpace(line)) {
+			return pos
+		}
+		pos += int64(nl + 1)
+		b = b[nl+1:]
+	}
+	return pos
+}
+
+// echoes reports whether got, one rendered line of output, can be the echo
+// of the typed line want. The echo may follow a prompt and may be redrawn,
+// so the test is containment of want's head (for a partial line) or tail.
+func echoes(got, want string) bool {
+	if want == "" {
+		return true
+	}
+	if strings.Contains(got, want) {
+		return true
+	}
+	head := want[:min(len(want), 12)]
+	tail := want[max(0, len(want)-12):]
+	return strings.Contains(got, tail) || strings.HasSuffix(got, head) || strings.Contains(got, head)
+}
+
+// promptStart returns where the last, unterminated line of [from, end)
+// starts: the prompt the shell drew after the command, which is not part of
+// its output.
+func (s *Session) promptStart(from, end int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, _ := s.ring.AppendRange(nil, max(from, end-4096), end)
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return end - int64(len(b)-i-1)
+	}
+	if int64(len(b)) == end-from {
+		return from
+	}
+	return end
+}
