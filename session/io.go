@@ -5,9 +5,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
-	"regexp"
 	"unicode/utf8"
 
 	"github.com/ttymux/ttymux/session/reduce"
@@ -41,43 +41,43 @@ type SendRequest struct {
 // Result is what Send and Read return. Field names are part of the MCP
 // contract (DESIGN.md).
 type Result struct {
-	SessionID     string     `json:"session_id"`
-	Output        string     `json:"output"`
-	OutputBase64  string     `json:"output_base64,omitempty"`
-	Complete      bool       `json:"complete"`
-	Via           string     `json:"via,omitempty"`
-	ExitCode      *int       `json:"exit_code,omitempty"`
-	State         string     `json:"state"`
-	Foreground    string     `json:"foreground,omitempty"`
-	Mode          string     `json:"mode,omitempty"`
-	Match         string     `json:"match,omitempty"`
-	Offset        int64      `json:"offset"`
-	NextOffset    int64      `json:"next_offset"`
-	FirstLine     int64      `json:"first_line,omitempty"`
-	LastLine      int64      `json:"last_line,omitempty"`
-	Gap           int64      `json:"gap,omitempty"`
-	Reduction     *Reduction `json:"reduction,omitempty"`
-	Cursor        *Cursor    `json:"cursor,omitempty"`
-	ElapsedMS     int64      `json:"elapsed_ms"`
-	Note          string     `json:"note,omitempty"`
+	SessionID    string     `json:"session_id" jsonschema:"the session"`
+	Output       string     `json:"output" jsonschema:"the output, rendered through the terminal emulator and reduced (or raw bytes with raw)"`
+	OutputBase64 string     `json:"output_base64,omitempty" jsonschema:"with raw, the exact bytes when they are not valid UTF-8"`
+	Complete     bool       `json:"complete" jsonschema:"the command finished (or until matched); false means it is still running"`
+	Via          string     `json:"via,omitempty" jsonschema:"what decided: exited, until, exit-code, shell, or timeout"`
+	ExitCode     *int       `json:"exit_code,omitempty" jsonschema:"the exit status, when known"`
+	State        string     `json:"state" jsonschema:"what the terminal is doing: prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, exited"`
+	Foreground   string     `json:"foreground,omitempty" jsonschema:"the program in the foreground, when it is not the shell"`
+	Mode         string     `json:"mode,omitempty" jsonschema:"how output was produced: new, screen, diff, range, raw"`
+	Match        string     `json:"match,omitempty" jsonschema:"the text until matched"`
+	Offset       int64      `json:"offset" jsonschema:"byte offset in the session log where the output starts"`
+	NextOffset   int64      `json:"next_offset" jsonschema:"byte offset just past the output"`
+	FirstLine    int64      `json:"first_line,omitempty" jsonschema:"session line number of the first output line"`
+	LastLine     int64      `json:"last_line,omitempty" jsonschema:"session line number of the last output line"`
+	Gap          int64      `json:"gap,omitempty" jsonschema:"bytes of output lost because they left the log before being read"`
+	Reduction    *Reduction `json:"reduction,omitempty" jsonschema:"what output reduction did, when it changed anything"`
+	Cursor       *Cursor    `json:"cursor,omitempty" jsonschema:"cursor position on the screen (1-based), for screen and diff modes"`
+	ElapsedMS    int64      `json:"elapsed_ms" jsonschema:"time spent in this call, in milliseconds"`
+	Note         string     `json:"note,omitempty" jsonschema:"advice on what to do next, when there is any"`
 }
 
 // Reduction says what output reduction did.
 type Reduction struct {
-	RawBytes  int      `json:"raw_bytes"`
-	RawLines  int      `json:"raw_lines"`
-	Lines     int      `json:"lines"`
-	Bytes     int      `json:"bytes"`
-	Elided    int64    `json:"elided_lines,omitempty"`
-	Collapsed int64    `json:"collapsed_lines,omitempty"`
-	Cut       int      `json:"cut_lines,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
+	RawBytes  int      `json:"raw_bytes" jsonschema:"bytes before reduction"`
+	RawLines  int      `json:"raw_lines" jsonschema:"lines before reduction"`
+	Lines     int      `json:"lines" jsonschema:"lines returned"`
+	Bytes     int      `json:"bytes" jsonschema:"bytes returned"`
+	Elided    int64    `json:"elided_lines,omitempty" jsonschema:"lines folded away (readable with mode range)"`
+	Collapsed int64    `json:"collapsed_lines,omitempty" jsonschema:"repeated lines collapsed"`
+	Cut       int      `json:"cut_lines,omitempty" jsonschema:"long lines cut"`
+	Notes     []string `json:"notes,omitempty" jsonschema:"what was done"`
 }
 
 // Cursor is the cursor position on the rendered screen, 1-based.
 type Cursor struct {
-	Row int `json:"row"`
-	Col int `json:"col"`
+	Row int `json:"row" jsonschema:"row, 1-based"`
+	Col int `json:"col" jsonschema:"column, 1-based"`
 }
 
 // Send types text and keys into the session and, when asked, waits for the

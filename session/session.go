@@ -17,20 +17,20 @@ import (
 
 // Info is a snapshot of a session's identity and state, as list shows it.
 type Info struct {
-	ID         string `json:"session_id"`
-	Name       string `json:"name,omitempty"`
-	Transport  string `json:"transport"`
-	Command    string `json:"command"`
-	State      string `json:"state"`
-	Foreground string `json:"foreground,omitempty"`
-	IdleMS     int64  `json:"idle_ms"`
-	Created    string `json:"created"`
-	Rows       int    `json:"rows"`
-	Cols       int    `json:"cols"`
-	Bytes      int64  `json:"bytes"`
-	Lines      int64  `json:"lines"`
-	ExitCode   *int   `json:"exit_code,omitempty"`
-	Integrated bool   `json:"integrated"`
+	ID         string `json:"session_id" jsonschema:"session id for send/read/close"`
+	Name       string `json:"name,omitempty" jsonschema:"optional name"`
+	Transport  string `json:"transport" jsonschema:"local, ssh, serial or agent"`
+	Command    string `json:"command" jsonschema:"what runs in the session"`
+	State      string `json:"state" jsonschema:"prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen or exited"`
+	Foreground string `json:"foreground,omitempty" jsonschema:"the program in the foreground, when not the shell"`
+	IdleMS     int64  `json:"idle_ms" jsonschema:"milliseconds since the last output"`
+	Created    string `json:"created" jsonschema:"when the session started (RFC 3339)"`
+	Rows       int    `json:"rows" jsonschema:"terminal rows"`
+	Cols       int    `json:"cols" jsonschema:"terminal columns"`
+	Bytes      int64  `json:"bytes" jsonschema:"bytes of output so far"`
+	Lines      int64  `json:"lines" jsonschema:"lines of output so far"`
+	ExitCode   *int   `json:"exit_code,omitempty" jsonschema:"exit status once the program ended"`
+	Integrated bool   `json:"integrated" jsonschema:"ttymux shell integration is active (exact exit codes)"`
 }
 
 // A Session owns one transport.Conn and the one goroutine that reads it.
@@ -51,7 +51,7 @@ type Session struct {
 
 	sendMu sync.Mutex // serialises Send: two sends never interleave
 
-	mu sync.Mutex // mu protects the following
+	mu         sync.Mutex // mu protects the following
 	ring       *ring.Ring
 	lines      *ring.LineIndex
 	det        *detector

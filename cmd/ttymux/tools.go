@@ -149,6 +149,9 @@ type handlers struct {
 
 // newServer builds the MCP server with every tool registered.
 func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       log,

@@ -34,31 +34,47 @@ func looksLikeError(s string) bool {
 	return hasKeyword(s) || isLocation(s)
 }
 
+// Byte classes for hasKeyword.
+const (
+	clAlnum   = 1 << iota // ASCII letter or digit
+	clLower               // ASCII lower-case letter
+	clUpper               // ASCII upper-case letter
+	clKwStart             // starts a keyword, in either case
+)
+
+var class = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clAlnum
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-0x20] = clAlnum|clLower, clAlnum|clUpper
+		if len(keywords[c-'a']) > 0 {
+			t[c] |= clKwStart
+			t[c-0x20] |= clKwStart
+		}
+	}
+	return t
+}()
+
 func hasKeyword(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		lc := c | 0x20
-		if lc < 'a' || lc > 'z' || c&0xc0 != 0x40 {
-			continue // not an ASCII letter
+		if class[c]&clKwStart == 0 {
+			continue
 		}
 		if i > 0 {
-			p := s[i-1]
-			camel := p >= 'a' && p <= 'z' && c >= 'A' && c <= 'Z'
-			if isAlnum(p) && !camel {
-				continue
+			p := class[s[i-1]]
+			if p&clAlnum != 0 && (p&clLower == 0 || class[c]&clUpper == 0) {
+				continue // inside a word and not at a CamelCase hump
 			}
 		}
-		for _, kw := range keywords[lc-'a'] {
-			if len(s)-i >= len(kw) && strings.EqualFold(s[i:i+len(kw)], kw) {
+		for _, kw := range keywords[c|0x20-'a'] {
+			if len(s)-i >= len(kw) && s[i+1]|0x20 == kw[1] && strings.EqualFold(s[i:i+len(kw)], kw) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func isAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z'
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

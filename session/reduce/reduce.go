@@ -261,7 +261,7 @@ func (r *reducer) collapse() []entry {
 			j++
 		}
 		k := i
-		if r.DigitRun > 0 && progressLike(lines[i]) {
+		if r.DigitRun > 0 && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], lines[i]) && progressLike(lines[i]) {
 			for k < len(lines) && sameShape(lines[k], lines[i]) && !r.keep(lines[k]) {
 				k++
 			}
@@ -302,7 +302,10 @@ func (r *reducer) what(n int) string {
 	if r.KeepPattern != nil {
 		return plural(int64(n), "line") + " matching the keep pattern"
 	}
-	return plural(int64(n), "line") + " that look like errors or warnings"
+	if n == 1 {
+		return "line that looks like an error or a warning"
+	}
+	return "lines that look like errors or warnings"
 }
 
 // fold elides the middle of es if it is too long. It returns the entries

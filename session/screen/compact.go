@@ -22,22 +22,32 @@ const (
 	// a backlog is kept; beyond it only the introducer is, so that the
 	// rest of the string still reaches the emulator as a string.
 	maxPartial = 4 << 10
+	// bigHole is the size from which a control string is left out of a
+	// replay: an OSC 52 clipboard copy or an image shows nothing on the
+	// screen; small ones (titles, colour queries) are kept.
+	bigHole = 256
 )
+
+// A cut describes the screen for compact.
+type cut struct {
+	rows, cols int
+	lines      int // normal-screen lines to keep: rows plus scrollback
+	maxBytes   int // most bytes to keep
+}
 
 // compact returns a backlog, built in dst, that leaves an emulator in the
 // same state as b would, for ordinary programs, but holds at most about
-// maxBytes of b and tailLines lines of normal-screen output; cols is the
-// width of the screen. sc is the
+// c.maxBytes of b and c.lines lines of normal-screen output. sc is the
 // scanner as it was after the last byte of b; compact returns it rebased to
 // the new backlog.
 //
 // The tail is taken from the normal-screen parts of b, skipping over whole
-// alternate-screen sessions, which leave no trace on the normal screen; if b
-// ends on the alternate screen, the replay ends with that alternate-screen
-// session, or with its last maxBytes if it is longer. The emulator is reset
-// (RIS) first, except when the alternate screen was already active before b
-// and still is: then the normal screen the program will return to is kept.
-func compact(dst []byte, b *backlog, sc *scanner, cols, tailLines, maxBytes int) (backlog, scanner) {
+// alternate-screen sessions, which leave no trace on the normal screen. The
+// skipped normal-screen lines are replaced by as many empty ones (up to a
+// screenful), so that the tail lands on the rows it would have. If b ends
+// on the alternate screen, the replay ends with that alternate-screen
+// session, or with its last c.maxBytes if it is longer.
+func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 	nsc := *sc
 	if b.cleanFrom < 0 {
 		// All of b continues a sequence that the emulator has already
@@ -64,12 +74,11 @@ func compact(dst []byte, b *backlog, sc *scanner, cols, tailLines, maxBytes int)
 	switch {
 	case sc.alt && (n == 0 || b.trans[n-1].kind != altOn):
 		// On the alternate screen since before b.
-		out = appendTail(out, b, cols, []span{{lo, limit}}, tailLines, maxBytes)
+		out, _, _ = appendTail(out, b, c.cols, withoutHoles([]span{{lo, limit}}, b.holes), c.lines, c.maxBytes)
 	case sc.alt:
 		e := b.trans[n-1]
-		out = append(out, resetSeq...)
-		out = appendTail(out, b, cols, normalSpans(b, lo, e.start), tailLines, maxBytes/4)
-		if e.start >= lo && limit-e.start <= maxBytes {
+		out = appendNormal(out, b, c, lo, e.start, c.maxBytes/4)
+		if e.start >= lo && limit-e.start <= c.maxBytes {
 			out = append(out, buf[e.start:limit]...)
 		} else {
 			if e.mode == 1049 {
@@ -77,11 +86,10 @@ func compact(dst []byte, b *backlog, sc *scanner, cols, tailLines, maxBytes int)
 			} else {
 				out = append(out, "\x1b[?1047h"...)
 			}
-			out = appendTail(out, b, cols, []span{{max(e.end, lo), limit}}, tailLines, maxBytes)
+			out, _, _ = appendTail(out, b, c.cols, withoutHoles([]span{{max(e.end, lo), limit}}, b.holes), c.lines, c.maxBytes)
 		}
 	default:
-		out = append(out, resetSeq...)
-		out = appendTail(out, b, cols, normalSpans(b, lo, limit), tailLines, maxBytes)
+		out = appendNormal(out, b, c, lo, limit, c.maxBytes)
 	}
 	out = append(out, partial...)
 
@@ -95,11 +103,55 @@ func compact(dst []byte, b *backlog, sc *scanner, cols, tailLines, maxBytes int)
 	return nb, nsc
 }
 
+// appendNormal appends the tail of the normal-screen output in
+// b.buf[lo:limit], at most budget bytes, after what it takes to bring the
+// emulator to where the skipped output would have left it: a full reset if
+// one was skipped, leaving the alternate screen if the emulator is on it,
+// and the skipped line feeds.
+func appendNormal(out []byte, b *backlog, c cut, lo, limit, budget int) []byte {
+	spans, reset := normalSpans(b, lo, limit)
+	spans = withoutHoles(spans, b.holes)
+	start := len(out)
+	out, first, rowStart := appendTail(out, b, c.cols, spans, c.lines, budget)
+	if first < 0 {
+		first = limit
+	}
+	skipped := 0
+	for _, sp := range spans {
+		if sp.start < first {
+			skipped += bytes.Count(b.buf[sp.start:min(sp.end, first)], []byte{'\n'})
+		}
+	}
+
+	var fix []byte
+	switch {
+	case reset:
+		fix = append(fix, "\x1bc"...)
+	case b.startAlt:
+		fix = append(fix, "\x1b[?1047l"...)
+	}
+	switch {
+	case skipped > 0:
+		fix = append(fix, '\r')
+		fix = append(fix, bytes.Repeat([]byte{'\n'}, min(skipped, c.rows))...)
+	case rowStart:
+		// Rows of a long line were skipped: wrap as they would have.
+		fix = append(fix, "\r\n"...)
+	}
+	if len(fix) == 0 {
+		return out
+	}
+	out = append(out, fix...)
+	copy(out[start+len(fix):], out[start:len(out)-len(fix)])
+	copy(out[start:], fix)
+	return out
+}
+
 // normalSpans returns, latest first, the parts of b.buf[lo:limit] that were
-// written while the normal screen was active, back to the last full reset.
-// The normal screen must be active at limit.
-func normalSpans(b *backlog, lo, limit int) []span {
-	var spans []span
+// written while the normal screen was active, back to the last full reset
+// (RIS); reset reports whether there is one. The normal screen must be
+// active at limit.
+func normalSpans(b *backlog, lo, limit int) (spans []span, reset bool) {
 	end := limit
 	inAlt := false
 	for i := len(b.trans) - 1; i >= 0; i-- {
@@ -114,26 +166,28 @@ func normalSpans(b *backlog, lo, limit int) []span {
 			continue
 		}
 		if t.kind == altOn {
-			return spans // inconsistent; keep what is certain
+			return spans, false // inconsistent; keep what is certain
 		}
 		if s := max(t.end, lo); s < end {
 			spans = append(spans, span{s, end})
 		}
 		if t.kind == ris {
-			return spans
+			return spans, true
 		}
 		inAlt = true
 	}
 	if !inAlt && !b.startAlt && lo < end {
 		spans = append(spans, span{lo, end})
 	}
-	return spans
+	return spans, false
 }
 
 // appendTail appends to out the end of the bytes in spans (latest first):
 // from just after the (lines+1)th '\n' before the end, or at most budget
-// bytes, never starting inside a control string.
-func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget int) []byte {
+// bytes, never starting inside a control string. It returns the offset in
+// b.buf of the first byte appended, or -1 if none was, and whether that is
+// the start of a screen row inside a long line.
+func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget int) (_ []byte, first int, rowStart bool) {
 	buf := b.buf
 	need := lines
 	var picked []span // latest first
@@ -161,7 +215,7 @@ func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget in
 		if need < 0 {
 			start = pos + 1
 		} else if cut {
-			start = safeStart(buf, sp.start, a, sp.end, cols)
+			start, rowStart = safeStart(buf, sp.start, a, sp.end, cols)
 		}
 		if start >= 0 {
 			picked = append(picked, span{skipHole(b.holes, start, sp.end), sp.end})
@@ -170,8 +224,39 @@ func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget in
 		picked = append(picked, sp)
 		budget -= sp.end - sp.start
 	}
+	first = -1
 	for i := len(picked) - 1; i >= 0; i-- {
+		if first < 0 && picked[i].end > picked[i].start {
+			first = picked[i].start
+		}
 		out = append(out, buf[picked[i].start:picked[i].end]...)
+	}
+	if first < 0 || first != picked[len(picked)-1].start {
+		rowStart = false
+	}
+	return out, first, rowStart
+}
+
+// withoutHoles returns spans (latest first) without the control strings of
+// bigHole bytes or more in them.
+func withoutHoles(spans []span, holes []span) []span {
+	var out []span
+	for _, sp := range spans {
+		end := sp.end
+		i := sort.Search(len(holes), func(i int) bool { return holes[i].start >= sp.end })
+		for i--; i >= 0 && holes[i].end > sp.start; i-- {
+			h := holes[i]
+			if h.end-h.start < bigHole {
+				continue
+			}
+			if h.end < end {
+				out = append(out, span{h.end, end})
+			}
+			end = h.start
+		}
+		if sp.start < end {
+			out = append(out, span{sp.start, end})
+		}
 	}
 	return out
 }
@@ -180,29 +265,26 @@ func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget in
 // without starting in the middle of an escape sequence or a character, or
 // in a wrong column: a carriage return or the start of a line; else, in a
 // long line of plain text (minified code, base64), the start of a screen
-// row of that line, found from its beginning in buf[spanStart:a]; else an
-// ESC.
-func safeStart(buf []byte, spanStart, a, end, cols int) int {
+// row of that line (rowStart), counted from its beginning in
+// buf[spanStart:a] or else from spanStart; else an ESC.
+func safeStart(buf []byte, spanStart, a, end, cols int) (start int, rowStart bool) {
 	if i := bytes.IndexAny(buf[a:end], "\r\n"); i >= 0 {
 		if buf[a+i] == '\n' {
-			return a + i + 1
+			return a + i + 1, false
 		}
-		return a + i
+		return a + i, false
 	}
-	if ls := bytes.LastIndexAny(buf[spanStart:a], "\r\n"); ls >= 0 {
-		line := spanStart + ls + 1
-		start := line + (a-line+cols-1)/cols*cols
-		if start < end && printable(buf[line:start]) {
-			return start
-		}
+	line := spanStart + bytes.LastIndexAny(buf[spanStart:a], "\r\n") + 1
+	if start := line + (a-line+cols-1)/cols*cols; start < end && printable(buf[line:start]) {
+		return start, true
 	}
 	if i := bytes.IndexByte(buf[a:end], esc); i >= 0 {
-		return a + i
+		return a + i, false
 	}
 	for k := 0; k < utf8.UTFMax && a < end && !utf8.RuneStart(buf[a]); k++ {
 		a++
 	}
-	return a
+	return a, false
 }
 
 // printable reports whether p is all printable ASCII, one column a byte.

@@ -73,10 +73,10 @@ func (p *pipeline) write(s string) {
 
 // flush feeds the backlog to the emulator, compacted first if compact is
 // set, and starts a new backlog.
-func (p *pipeline) flush(compacted bool, cols, tailLines, maxBytes int) {
+func (p *pipeline) flush(compacted bool, c cut) {
 	b := p.b
 	if compacted {
-		b, p.sc = compact(nil, &p.b, &p.sc, cols, tailLines, maxBytes)
+		b, p.sc = compact(nil, &p.b, &p.sc, c)
 	}
 	feed(p.emu.Emulator, &b)
 	p.b = backlog{}
@@ -90,7 +90,7 @@ func (p *pipeline) flush(compacted bool, cols, tailLines, maxBytes int) {
 // program leaves the alternate screen.
 func TestCompactMatchesFullReplay(t *testing.T) {
 	const rows, cols, scrollback = 24, 80, 100
-	tailLines, maxBytes := rows+scrollback, 64<<10
+	c := cut{rows: rows, cols: cols, lines: rows + scrollback, maxBytes: 64 << 10}
 
 	numbered := func(from, to int) string {
 		var b strings.Builder
@@ -215,11 +215,11 @@ func TestCompactMatchesFullReplay(t *testing.T) {
 			cut := newPipeline(t, rows, cols, scrollback)
 			for _, p := range []*pipeline{full, cut} {
 				p.write(tt.prefix)
-				p.flush(false, cols, tailLines, maxBytes)
+				p.flush(false, c)
 				p.write(tt.body)
 			}
-			full.flush(false, cols, tailLines, maxBytes)
-			cut.flush(true, cols, tailLines, maxBytes)
+			full.flush(false, c)
+			cut.flush(true, c)
 
 			want, got := full.emu.state(), cut.emu.state()
 			if diff := stateDiff(want, got); diff != "" {
@@ -237,7 +237,7 @@ func TestCompactMatchesFullReplay(t *testing.T) {
 
 			for _, p := range []*pipeline{full, cut} {
 				p.write(tt.suffix)
-				p.flush(false, cols, tailLines, maxBytes)
+				p.flush(false, c)
 			}
 			if diff := stateDiff(full.emu.state(), cut.emu.state()); diff != "" {
 				t.Fatalf("after the suffix:\n%s", diff)
@@ -281,12 +281,12 @@ func TestSafeStart(t *testing.T) {
 		{"line start", "abcdef\nghij", 0, 2, 80, 7},
 		{"carriage return", "abc\rdef\nx", 0, 1, 80, 3},
 		{"row of a long line", "x\n0123456789012345", 0, 5, 4, 6},
-		{"long line not plain text", "x\nab\x1b[1mcdefghij", 0, 5, 4, 4},
+		{"long line not plain text", "x\nab\x1b[1mcdefghij", 0, 3, 4, 4},
 		{"UTF-8 continuation", "é\xa9ab", 0, 1, 80, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := safeStart([]byte(tt.buf), tt.spanStart, tt.a, len(tt.buf), tt.cols); got != tt.want {
+			if got, _ := safeStart([]byte(tt.buf), tt.spanStart, tt.a, len(tt.buf), tt.cols); got != tt.want {
 				t.Errorf("safeStart = %d, want %d", got, tt.want)
 			}
 		})

@@ -158,7 +158,7 @@ func (s *Screen) Write(p []byte) (int, error) {
 	query := s.sc.scan(&s.pend, p, base)
 	if len(s.pend.buf) > s.lim.maxBacklog {
 		old := s.pend.buf
-		s.pend, s.sc = compact(s.cbuf, &s.pend, &s.sc, s.cols, s.tailLines(), s.lim.maxReplay)
+		s.pend, s.sc = compact(s.cbuf, &s.pend, &s.sc, s.cutLocked())
 		s.cbuf = old[:0]
 	}
 	s.writes++
@@ -178,10 +178,12 @@ func (s *Screen) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// tailLines is how many lines of a flood are replayed: enough to fill the
-// screen and the scrollback, so that a cut loses nothing the emulator would
-// have kept. s.mu must be held.
-func (s *Screen) tailLines() int { return s.rows + s.scrollback }
+// cutLocked says how to cut a flood: keep enough lines to fill the screen
+// and the scrollback, so that the cut loses nothing the emulator would have
+// kept, within maxReplay bytes. s.mu must be held.
+func (s *Screen) cutLocked() cut {
+	return cut{rows: s.rows, cols: s.cols, lines: s.rows + s.scrollback, maxBytes: s.lim.maxReplay}
+}
 
 // AltScreen reports whether the program has switched to the alternate screen
 // (as full-screen programs such as vim, less and htop do). It does not wait
@@ -358,7 +360,7 @@ func (s *Screen) run() {
 func (s *Screen) catchUp() (title string) {
 	s.mu.Lock()
 	b, sc := s.pend, s.sc
-	cols, tail := s.cols, s.tailLines()
+	c := s.cutLocked()
 	s.pend = backlog{buf: s.spare}
 	s.spare = nil
 	s.pend.reset(&s.sc)
@@ -368,8 +370,8 @@ func (s *Screen) catchUp() (title string) {
 
 	if len(b.buf) > 0 {
 		fed := b.buf
-		if len(b.buf) > s.lim.maxReplay || b.lines > tail {
-			b, _ = compact(s.fbuf, &b, &sc, cols, tail, s.lim.maxReplay)
+		if len(b.buf) > c.maxBytes || b.lines > c.lines {
+			b, _ = compact(s.fbuf, &b, &sc, c)
 			s.fbuf = b.buf
 		}
 		feed(s.emu, &b)

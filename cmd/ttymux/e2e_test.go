@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildDir  string
+)
+
+// TestMain removes the binary built for the end-to-end tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir) // best effort
+	}
+	os.Exit(code)
+}
+
+// ttymuxBinary builds cmd/ttymux once per test run.
+func ttymuxBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "ttymux-e2e-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(buildDir, "ttymux")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// serverCmd returns the built server with a deterministic environment.
+func serverCmd(t testing.TB) *exec.Cmd {
+	cmd := exec.Command(ttymuxBinary(t), "mcp")
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "TTYMUX_LOG=debug")
+	return cmd
+}
+
+// TestStdioOnlyJSONRPC drives the built binary over stdio the way Claude
+// Code does (protocol 2025-06-18, newline-delimited JSON-RPC) and checks
+// that every byte on stdout is JSON-RPC while the log goes to stderr.
+func TestStdioOnlyJSONRPC(t *testing.T) {
+	cmd := serverCmd(t)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	write := func(v any) {
+		b, _ := json.Marshal(v)
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// next returns the response with the given id; every line on stdout must
+	// be a JSON-RPC 2.0 message.
+	next := func(id int) map[string]any {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("stdout closed; stderr:\n%s", stderr.String())
+				}
+				var msg map[string]any
+				if err := json.Unmarshal([]byte(l), &msg); err != nil || msg["jsonrpc"] != "2.0" {
+					t.Fatalf("stdout carried a non-JSON-RPC line: %q", l)
+				}
+				if v, ok := msg["id"].(float64); ok && int(v) == id {
+					return msg
+				}
+			case <-timeout:
+				t.Fatalf("no response %d; stderr:\n%s", id, stderr.String())
+			}
+		}
+	}
+	write(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "e2e", "version": "0"},
+	}})
+	init := next(1)
+	if v := init["result"].(map[string]any)["protocolVersion"]; v != "2025-06-18" {
+		t.Fatalf("negotiated %v, want 2025-06-18", v)
+	}
+	write(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	callTool := func(id int, name string, args map[string]any) map[string]any {
+		write(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
+		res := next(id)["result"].(map[string]any)
+		if res["isError"] == true {
+			t.Fatalf("%s: error result %v", name, res)
+		}
+		return res["structuredContent"].(map[string]any)
+	}
+	open := callTool(2, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}})
+	sid := open["session_id"].(string)
+	out := callTool(3, "send", map[string]any{"session_id": sid, "text": "echo hello; echo to-stderr >&2"})
+	if out["output"] != "hello\nto-stderr" || out["via"] != "exit-code" || out["exit_code"] != float64(0) {
+		t.Fatalf("send: %v", out)
+	}
+	callTool(4, "close", map[string]any{"session_id": sid})
+	if err := stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for l := range lines {
+		var msg map[string]any
+		if json.Unmarshal([]byte(l), &msg) != nil {
+			t.Fatalf("stdout carried a non-JSON line after close: %q", l)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server exit: %v; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "session opened") {
+		t.Errorf("expected the debug log on stderr, got:\n%s", stderr.String())
+	}
+}
+
+// TestStdioGoClient runs the built binary under the go-sdk client, which
+// negotiates the newest protocol revision the SDK knows.
+func TestStdioGoClient(t *testing.T) {
+	cmd := serverCmd(t)
+	cmd.Stderr = io.Discard
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var open OpenOut
+	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
+	var r struct {
+		Output   string `json:"output"`
+		ExitCode *int   `json:"exit_code"`
+	}
+	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "exit_code_test() { return 7; }; exit_code_test"}, &r)
+	if r.ExitCode == nil || *r.ExitCode != 7 {
+		t.Fatalf("exit code = %v, want 7", r.ExitCode)
+	}
+}
