@@ -44,7 +44,10 @@ type Options struct {
 	// session lines, as returned by RenderNumbered: line i is session line
 	// FirstLine+LineNumbers[i]. Without it line i is FirstLine+i, which is
 	// wrong after a program redrew lines with cursor-up. It must be at
-	// least as long as lines and increasing.
+	// least as long as lines (else it is ignored) and never decrease.
+	// Markers still count lines as given, so a marker's count can be less
+	// than the session lines it names: a read of those lines renders them
+	// again, to about that count.
 	LineNumbers []int64
 	// ReadHint returns the exact tool call that shows session lines from
 	// to to, for example
@@ -53,12 +56,15 @@ type Options struct {
 	ReadHint func(from, to int64) string
 	// KeepPattern matches lines that a fold never elides and the digit
 	// rule never collapses. Nil means the built-in test for errors and
-	// warnings: the words error, fail, fatal, panic, exception, traceback,
-	// denied, refused, "not found", warn, abort, cannot, "unable to", "no
-	// such file", "segmentation fault", "core dumped", "timed out" and
-	// "undefined reference" at the start of a word or of a CamelCase hump
-	// (ValueError), in any case, and compiler or test locations such as
-	// "x.go:3:5: " or "    x_test.go:40: ".
+	// warnings: a word starting with error, fail, fatal, panic, exception,
+	// traceback, denied, refused, warn, abort or cannot, or the phrases
+	// "not found", "unable to", "no such file", "segmentation fault",
+	// "core dumped", "timed out", "undefined reference", "undefined
+	// symbol" and npm's "ERR!", in any case, at the start of a word or of
+	// a CamelCase hump (ValueError, NullPointerException); and locations
+	// that compilers and test runners print before a message that may
+	// hold none of those words: "x.go:3:5: ", "    x_test.go:40: ",
+	// "Makefile:3: " and Python's `  File "x.py", line 3`.
 	KeepPattern *regexp.Regexp
 }
 
@@ -93,7 +99,8 @@ const (
 // the input lines in order without gaps: a kLine shows line from, a
 // collapse marker covers lines from to to. Fold markers (kMarker) cover
 // nothing. Markers' text is msgs[msg]. An entry is small because there is
-// one per input line: a million of them for seq 1 1000000.
+// one per input line: a million of them for seq 1 1000000. (int32 limits
+// input to 2³¹ lines, which would take 32 GiB of string headers.)
 type entry struct {
 	from, to int32
 	msg      int32
@@ -124,7 +131,8 @@ func line(i int, nokeep bool) entry { return entry{from: int32(i), to: int32(i),
 
 // Reduce shortens rendered output lines for a model to read, in three
 // steps, and never hides a line without a marker in its place that says
-// how many lines it hides and which session lines to read to see them.
+// how many lines it hides and either what they are (a repeated line) or
+// which session lines they are and the call that reads them.
 //
 //  1. Collapse. A line repeated 3 or more times in a row is kept once,
 //     followed by "[… previous line repeated 57 more times]". A run of at
@@ -140,9 +148,10 @@ func line(i int, nokeep bool) entry { return entry{from: int32(i), to: int32(i),
 //     Tail are kept and the middle is replaced by a marker with its line
 //     count, session lines and read call. Lines in the middle that match
 //     the keep pattern stay in place, up to 50 of them, with a marker for
-//     each gap between them; the first gap's marker and the last, which
-//     counts the matching lines beyond the 50, carry the read call, the
-//     others only the session lines.
+//     each gap between them. The first gap's marker carries the read call
+//     and later ones only the session lines ("[… 1,299 lines elided
+//     (session lines 1201–2499) …]"), except the one after the 50th kept
+//     line, which also counts the matching lines it hides.
 //  3. Cut. A line longer than MaxLineLen characters keeps its first three
 //     quarters and last quarter of MaxLineLen around a marker counting the
 //     characters cut.
@@ -156,7 +165,7 @@ func Reduce(lines []string, opt Options) Result {
 	es := r.collapse()
 	es, kept, extra := r.fold(es, &res)
 	out := make([]string, len(es))
-	cut := []int64{}
+	var cut []int64
 	for i, e := range es {
 		s := r.text(e)
 		if e.kind == kLine {

@@ -23,6 +23,13 @@ const (
 	// string is abandoned and what follows is shown as text: a large inline
 	// image then shows up as visible garbage rather than hiding output.
 	maxString = 16 << 10
+	// maxEdit is the widest row that CSI P, @, X and 1K edit. Each costs
+	// time in proportion to the row's width, so without a bound a long
+	// line followed by many of them would take quadratic time. A
+	// terminal's rows are never this wide; on wider rows they are ignored,
+	// which can leave text that a terminal would have erased but never
+	// hides any.
+	maxEdit = 4096
 	maxParams = 16
 	maxParam  = 1 << 16
 )
@@ -159,18 +166,13 @@ func (l *row) truncate(x int) {
 	if x >= l.w {
 		return
 	}
-	switch {
-	case l.useCells:
+	if x > 0 && !l.ascii() {
+		l.toCells() // once, rather than decoding up to x every time
+	}
+	if l.useCells {
 		l.cells = l.cells[:x]
-	case l.ascii():
+	} else {
 		l.b = l.b[:x]
-	default:
-		off := 0
-		for i := 0; i < x; i++ {
-			_, size := utf8.DecodeRune(l.b[off:])
-			off += size
-		}
-		l.b = l.b[:off]
 	}
 	l.w = x
 }
@@ -706,6 +708,9 @@ func (r *Renderer) eraseLine(mode int) {
 	case 0:
 		l.truncate(r.x)
 	case 1:
+		if l.w > maxEdit {
+			return
+		}
 		if r.x+1 >= l.w {
 			l.truncate(0)
 			return
@@ -727,7 +732,7 @@ func (r *Renderer) eraseLine(mode int) {
 
 func (r *Renderer) deleteChars(n int) {
 	l := r.cur()
-	if r.x >= l.w {
+	if r.x >= l.w || l.w > maxEdit {
 		return
 	}
 	l.toCells()
@@ -738,7 +743,7 @@ func (r *Renderer) deleteChars(n int) {
 
 func (r *Renderer) insertChars(n int) {
 	l := r.cur()
-	if r.x >= l.w {
+	if r.x >= l.w || l.w > maxEdit {
 		return // blanks past the end are invisible
 	}
 	l.toCells()
@@ -751,6 +756,9 @@ func (r *Renderer) eraseChars(n int) {
 	l := r.cur()
 	if r.x+n >= l.w {
 		l.truncate(r.x)
+		return
+	}
+	if l.w > maxEdit {
 		return
 	}
 	l.toCells()

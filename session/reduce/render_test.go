@@ -394,3 +394,16 @@ func BenchmarkRenderer(b *testing.B) {
 		})
 	}
 }
+
+// TestRenderLongLineEdits pins that in-line edits on a very long line take
+// linear time: each CSI K on a non-ASCII row used to decode the row up to
+// the cursor, and CSI P shifts the rest of the row, so a long line followed
+// by many of them was quadratic (10¹¹ steps here).
+func TestRenderLongLineEdits(t *testing.T) {
+	const n, k = 1 << 20, 100_000
+	in := []byte(strings.Repeat("é", n) + strings.Repeat("\x1b[D\x1b[K", k) + strings.Repeat("\x1b[1G\x1b[P", k) + "\n")
+	lines := Render(in)
+	if len(lines) != 1 || utf8.RuneCountInString(lines[0]) != n-k {
+		t.Fatalf("got %d lines of %d characters, want 1 of %d", len(lines), utf8.RuneCountInString(lines[0]), n-k)
+	}
+}
