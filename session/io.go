@@ -105,6 +105,9 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
+	if strings.Contains(strings.TrimRight(req.Text, "\r\n"), "\n") {
+		s.awaitLineEditor(ctx)
+	}
 
 	s.mu.Lock()
 	if s.closed {
@@ -258,20 +261,26 @@ func (s *Session) fill(r *Result, from, to int64, raw bool) {
 		r.Note = joinNote(r.Note, "a full-screen program is running: output is its rendered screen")
 		return
 	}
-	lines := reduce.Render(b)
+	// Session lines count raw newlines; nums maps rendered lines to them
+	// (a program that redraws with cursor-up prints more newlines than
+	// lines), so fold markers name exact session lines.
+	lines, nums := reduce.RenderNumbered(b)
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
 	id := s.id
 	red := reduce.Reduce(lines, reduce.Options{
-		FirstLine: first,
+		FirstLine:   first,
+		LineNumbers: nums,
 		ReadHint: func(a, z int64) string {
 			return fmt.Sprintf(`read {"session_id":%q,"mode":"range","from_line":%d,"to_line":%d}`, id, a, z)
 		},
 	})
 	r.Output = redact(red.Text, secrets)
 	r.FirstLine = first
-	r.LastLine = first + int64(len(lines)) - 1
+	if len(lines) > 0 {
+		r.LastLine = first + nums[len(lines)-1]
+	}
 	if len(lines) == 0 {
 		r.FirstLine, r.LastLine = 0, 0
 	}
@@ -546,3 +555,33 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 }
 
 func encodeBase64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// pasteWait bounds how long a multi-line send waits for the shell's line
+// editor to switch bracketed paste on after a prompt.
+const pasteWait = 300 * time.Millisecond
+
+// awaitLineEditor waits, briefly, until an integrated shell that has just
+// finished a command has its line editor ready with bracketed paste on
+// (bash and zsh print the mode switch right before the prompt), so that
+// multi-line text arrives as one command line rather than one per line.
+func (s *Session) awaitLineEditor(ctx context.Context) {
+	t := time.NewTimer(pasteWait)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		last, ok := s.det.last()
+		done := !s.ready || s.exited || s.det.bracketedPaste || !ok || last.kind == markCommand
+		ch := s.changed
+		s.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func hint(from, to int64) string {
@@ -548,4 +549,22 @@ func BenchmarkReduce(b *testing.B) {
 	for b.Loop() {
 		Reduce(lines, Options{ReadHint: hint})
 	}
+}
+
+// FuzzReduce checks the accounting invariant and that output is valid
+// UTF-8 for arbitrary lines and options.
+func FuzzReduce(f *testing.F) {
+	f.Add("a\na\na\nb 1\nb 2\nb 3\nb 4\nb 5\nb 6\nerror 1\nc", uint8(3), uint8(1), uint8(1), uint8(5))
+	f.Add(strings.Join(buildLog(30, map[int]string{15: "x.c:1:2: error: y"}), "\n"), uint8(10), uint8(3), uint8(3), uint8(40))
+	f.Fuzz(func(t *testing.T, in string, maxLines, head, tail, maxLen uint8) {
+		lines := strings.Split(in, "\n")
+		for i, l := range lines {
+			lines[i] = strings.ReplaceAll(l, "[…", "[.")
+		}
+		res := Reduce(lines, Options{MaxLines: int(maxLines), Head: int(head) - 1, Tail: int(tail) - 1, MaxLineLen: int(maxLen)})
+		checkAccounting(t, lines, res)
+		if !utf8.ValidString(res.Text) {
+			t.Fatalf("invalid UTF-8 in %q", res.Text)
+		}
+	})
 }

@@ -29,7 +29,7 @@ const (
 	// terminal's rows are never this wide; on wider rows they are ignored,
 	// which can leave text that a terminal would have erased but never
 	// hides any.
-	maxEdit = 4096
+	maxEdit   = 4096
 	maxParams = 16
 	maxParam  = 1 << 16
 )

@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -74,7 +75,7 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 	switch {
 	case sc.alt && (n == 0 || b.trans[n-1].kind != altOn):
 		// On the alternate screen since before b.
-		out, _, _ = appendTail(out, b, c.cols, withoutHoles([]span{{lo, limit}}, b.holes), c.lines, c.maxBytes)
+		out = appendPieces(out, b, pickTail(b, c.cols, withoutHoles([]span{{lo, limit}}, b.holes), c.lines, c.maxBytes))
 	case sc.alt:
 		e := b.trans[n-1]
 		out = appendNormal(out, b, c, lo, e.start, c.maxBytes/4)
@@ -86,7 +87,7 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 			} else {
 				out = append(out, "\x1b[?1047h"...)
 			}
-			out, _, _ = appendTail(out, b, c.cols, withoutHoles([]span{{max(e.end, lo), limit}}, b.holes), c.lines, c.maxBytes)
+			out = appendPieces(out, b, pickTail(b, c.cols, withoutHoles([]span{{max(e.end, lo), limit}}, b.holes), c.lines, c.maxBytes))
 		}
 	default:
 		out = appendNormal(out, b, c, lo, limit, c.maxBytes)
@@ -104,46 +105,52 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 }
 
 // appendNormal appends the tail of the normal-screen output in
-// b.buf[lo:limit], at most budget bytes, after what it takes to bring the
+// b.buf[lo:limit], at most budget bytes, with what it takes to bring the
 // emulator to where the skipped output would have left it: a full reset if
 // one was skipped, leaving the alternate screen if the emulator is on it,
-// and the skipped line feeds.
+// and before each kept piece the line feeds skipped before it.
 func appendNormal(out []byte, b *backlog, c cut, lo, limit, budget int) []byte {
 	spans, reset := normalSpans(b, lo, limit)
 	spans = withoutHoles(spans, b.holes)
-	start := len(out)
-	out, first, rowStart := appendTail(out, b, c.cols, spans, c.lines, budget)
-	if first < 0 {
-		first = limit
-	}
-	skipped := 0
-	for _, sp := range spans {
-		if sp.start < first {
-			skipped += bytes.Count(b.buf[sp.start:min(sp.end, first)], []byte{'\n'})
-		}
-	}
-
-	var fix []byte
 	switch {
 	case reset:
-		fix = append(fix, "\x1bc"...)
+		out = append(out, "\x1bc"...)
 	case b.startAlt:
-		fix = append(fix, "\x1b[?1047l"...)
+		out = append(out, "\x1b[?1047l"...)
 	}
-	switch {
-	case skipped > 0:
-		fix = append(fix, '\r')
-		fix = append(fix, bytes.Repeat([]byte{'\n'}, min(skipped, c.rows))...)
-	case rowStart:
-		// Rows of a long line were skipped: wrap as they would have.
-		fix = append(fix, "\r\n"...)
+	prev := lo
+	for _, p := range pickTail(b, c.cols, spans, c.lines, budget) {
+		if n := countLines(b.buf, spans, prev, p.start); n > 0 {
+			out = append(out, '\r')
+			for range min(n, c.rows) {
+				out = append(out, '\n')
+			}
+		} else if p.rowStart {
+			out = append(out, '\r')
+		}
+		out = append(out, b.buf[p.start:p.end]...)
+		prev = p.end
 	}
-	if len(fix) == 0 {
-		return out
+	return out
+}
+
+// countLines returns the number of '\n' in the parts of spans within
+// buf[from:to].
+func countLines(buf []byte, spans []span, from, to int) int {
+	n := 0
+	for _, sp := range spans {
+		if s, e := max(sp.start, from), min(sp.end, to); s < e {
+			n += bytes.Count(buf[s:e], []byte{'\n'})
+		}
 	}
-	out = append(out, fix...)
-	copy(out[start+len(fix):], out[start:len(out)-len(fix)])
-	copy(out[start:], fix)
+	return n
+}
+
+// appendPieces appends the bytes of pieces.
+func appendPieces(out []byte, b *backlog, pieces []piece) []byte {
+	for _, p := range pieces {
+		out = append(out, b.buf[p.start:p.end]...)
+	}
 	return out
 }
 
@@ -182,15 +189,35 @@ func normalSpans(b *backlog, lo, limit int) (spans []span, reset bool) {
 	return spans, false
 }
 
-// appendTail appends to out the end of the bytes in spans (latest first):
-// from just after the (lines+1)th '\n' before the end, or at most budget
-// bytes, never starting inside a control string. It returns the offset in
-// b.buf of the first byte appended, or -1 if none was, and whether that is
-// the start of a screen row inside a long line.
-func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget int) (_ []byte, first int, rowStart bool) {
+// A piece is a part of a backlog kept in a replay.
+type piece struct {
+	span
+	rowStart bool // begins a screen row inside a long line
+}
+
+// pickTail returns, in order, the pieces of spans (latest first) to replay:
+// from just after the (lines+1)th '\n' before the end, within budget
+// bytes, never starting inside a control string. If the budget ends inside
+// a line (a progress bar redrawn with '\r', a long line), three quarters of
+// it go to the end of that line, from a safe place, and the rest to the
+// lines before it, so that the command line above a progress bar stays.
+func pickTail(b *backlog, cols int, spans []span, lines, budget int) []piece {
 	buf := b.buf
 	need := lines
-	var picked []span // latest first
+	// back counts need newlines back from pos, no further than lo, and
+	// returns where the last one found is.
+	back := func(lo, pos int) int {
+		for need >= 0 {
+			j := bytes.LastIndexByte(buf[lo:pos], '\n')
+			if j < 0 {
+				break
+			}
+			pos = lo + j
+			need--
+		}
+		return pos
+	}
+	var picked []piece // latest first
 	for _, sp := range spans {
 		if sp.end <= sp.start {
 			continue
@@ -198,43 +225,47 @@ func appendTail(out []byte, b *backlog, cols int, spans []span, lines, budget in
 		if budget <= 0 {
 			break
 		}
-		a, cut := sp.start, false
-		if sp.end-a > budget {
-			a, cut = sp.end-budget, true
-		}
-		pos := sp.end
-		for need >= 0 {
-			j := bytes.LastIndexByte(buf[a:pos], '\n')
-			if j < 0 {
+		if sp.end-sp.start <= budget {
+			if pos := back(sp.start, sp.end); need < 0 {
+				picked = append(picked, piece{span: span{skipHole(b.holes, pos+1, sp.end), sp.end}})
 				break
 			}
-			pos = a + j
-			need--
+			picked = append(picked, piece{span: sp})
+			budget -= sp.end - sp.start
+			continue
 		}
-		start := -1
-		if need < 0 {
-			start = pos + 1
-		} else if cut {
-			start, rowStart = safeStart(buf, sp.start, a, sp.end, cols)
-		}
-		if start >= 0 {
-			picked = append(picked, span{skipHole(b.holes, start, sp.end), sp.end})
+		a := sp.end - budget*3/4
+		if pos := back(a, sp.end); need < 0 {
+			picked = append(picked, piece{span: span{skipHole(b.holes, pos+1, sp.end), sp.end}})
 			break
 		}
-		picked = append(picked, sp)
-		budget -= sp.end - sp.start
-	}
-	first = -1
-	for i := len(picked) - 1; i >= 0; i-- {
-		if first < 0 && picked[i].end > picked[i].start {
-			first = picked[i].start
+		start, rowStart := safeStart(buf, sp.start, a, sp.end, cols)
+		start = skipHole(b.holes, start, sp.end)
+		picked = append(picked, piece{span{start, sp.end}, rowStart})
+
+		// The lines before the line that was cut.
+		ls := sp.start + bytes.LastIndexByte(buf[sp.start:a], '\n') + 1
+		if ls == sp.start {
+			break
 		}
-		out = append(out, buf[picked[i].start:picked[i].end]...)
+		hb := max(sp.start, ls-budget/4)
+		hs := back(hb, ls) + 1
+		if need >= 0 && hb > sp.start {
+			// Out of budget: start at a line boundary.
+			hs = ls
+			if j := bytes.IndexByte(buf[hb:ls], '\n'); j >= 0 {
+				hs = hb + j + 1
+			}
+		} else if need >= 0 {
+			hs = sp.start
+		}
+		if hs = skipHole(b.holes, hs, ls); hs < ls {
+			picked = append(picked, piece{span: span{hs, ls}})
+		}
+		break
 	}
-	if first < 0 || first != picked[len(picked)-1].start {
-		rowStart = false
-	}
-	return out, first, rowStart
+	slices.Reverse(picked)
+	return picked
 }
 
 // withoutHoles returns spans (latest first) without the control strings of
@@ -263,20 +294,20 @@ func withoutHoles(spans []span, holes []span) []span {
 
 // safeStart returns the first place in buf[a:end] where replay can begin
 // without starting in the middle of an escape sequence or a character, or
-// in a wrong column: a carriage return or the start of a line; else, in a
-// long line of plain text (minified code, base64), the start of a screen
-// row of that line (rowStart), counted from its beginning in
-// buf[spanStart:a] or else from spanStart; else an ESC.
+// in a wrong column. That is, in order of preference: in a long line of
+// plain text (minified code, base64), the start of a screen row, counted
+// from the start of the line in buf[spanStart:a] or else from spanStart
+// (rowStart); a carriage return or the start of a line; an ESC.
 func safeStart(buf []byte, spanStart, a, end, cols int) (start int, rowStart bool) {
+	line := spanStart + bytes.LastIndexAny(buf[spanStart:a], "\r\n") + 1
+	if start := line + (a-line+cols-1)/cols*cols; start < end && printable(buf[line:start]) {
+		return start, true
+	}
 	if i := bytes.IndexAny(buf[a:end], "\r\n"); i >= 0 {
 		if buf[a+i] == '\n' {
 			return a + i + 1, false
 		}
 		return a + i, false
-	}
-	line := spanStart + bytes.LastIndexAny(buf[spanStart:a], "\r\n") + 1
-	if start := line + (a-line+cols-1)/cols*cols; start < end && printable(buf[line:start]) {
-		return start, true
 	}
 	if i := bytes.IndexByte(buf[a:end], esc); i >= 0 {
 		return a + i, false

@@ -180,21 +180,28 @@ func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
 			}
 
 		case stCSI:
+			// Parameters first, in a tight loop: they are most of the bytes.
+			for i < len(p) && sc.inter == 0 {
+				c := p[i]
+				if c >= '0' && c <= '9' {
+					sc.cur = min(max(sc.cur, 0)*10+int(c-'0'), maxParamVal)
+				} else if c == ';' || c == ':' {
+					sc.pushParam()
+				} else {
+					break
+				}
+				i++
+			}
+			if i == len(p) {
+				return query
+			}
 			c := p[i]
 			i++
 			switch {
-			case c <= 0x3f && c >= 0x30 && sc.inter != 0:
+			case sc.inter != 0 && c >= 0x30 && c <= 0x3f:
 				// A parameter byte after an intermediate: vt drops the
 				// sequence and is back in the ground state.
 				sc.ground(b, base+i)
-			case c >= '0' && c <= '9':
-				if sc.cur < 0 {
-					sc.cur = int(c - '0')
-				} else {
-					sc.cur = min(sc.cur*10+int(c-'0'), maxParamVal)
-				}
-			case c == ';' || c == ':':
-				sc.pushParam()
 			case c >= 0x3c && c <= 0x3f:
 				// A private marker counts only first; later, vt ignores it.
 				if sc.nparams == 0 && sc.cur < 0 && sc.marker == 0 {

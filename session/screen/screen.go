@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 )
 
@@ -120,6 +121,16 @@ func newScreen(rows, cols int, opts Options, lim limits) *Screen {
 		emu:        vt.NewEmulator(cols, rows),
 	}
 	s.emu.SetScrollbackSize(sb)
+	// vt answers DSR 5 (operating status) with the DEC form ESC[?0n;
+	// terminals answer ESC[0n (ECMA-48 8.3.35; xterm ctlseqs, "CSI Ps n").
+	// Handlers registered later are tried first.
+	s.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
+		if n, _, _ := params.Param(0, 0); n != 5 || len(params) != 1 {
+			return false
+		}
+		_, _ = io.WriteString(s.emu.InputPipe(), "\x1b[0n") // fails only after Close
+		return true
+	})
 	s.pend.reset(&s.sc)
 
 	// vt's Write blocks on a query until its answer is read from the

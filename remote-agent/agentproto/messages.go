@@ -1,0 +1,411 @@
+package agentproto
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Every message's payload is a sequence of fields in a fixed order, each a
+// uvarint (unsigned numbers, booleans as 0/1), a zig-zag varint (signed
+// numbers) or a uvarint length followed by that many bytes (strings, byte
+// slices); a list is a uvarint count followed by its elements. A decoder
+// ignores bytes after the fields it knows, so a later revision may append
+// fields without a version change.
+
+// Create starts a session.
+type Create struct {
+	Command string   // program path or name; empty: the agent's default shell
+	Args    []string // after argv[0]
+	Dir     string
+	Env     []string // KEY=value entries layered over the agent's environment
+	Rows    int
+	Cols    int
+	Term    string
+	Meta    []byte // opaque client metadata kept with the session
+}
+
+// Attach asks for a session's output from an offset.
+type Attach struct {
+	ID string
+	// From is the first output offset wanted; FromEnd asks for live output
+	// only; FromStart for everything the ring still holds.
+	From      int64
+	FromStart bool
+	FromEnd   bool
+	// Tail, when > 0 with FromEnd, replays up to that many bytes before the
+	// end (a human attach redrawing the screen).
+	Tail int64
+}
+
+// AttachReply is the outcome of Create or Attach. On StatusCreated or
+// StatusAttached the connection streams Output frames from From.
+type AttachReply struct {
+	Status  Status
+	Message string
+	From    int64 // first offset that will be delivered
+	Lost    int64 // bytes asked for that have left the ring
+	Session SessionInfo
+}
+
+// SessionInfo describes one session held by the agent.
+type SessionInfo struct {
+	ID         string
+	Command    string
+	Pid        int
+	Created    int64 // Unix milliseconds
+	Rows, Cols int
+	Exited     bool
+	ExitStatus int
+	ExitSignal string
+	Start, End int64 // output offsets the ring holds
+	Clients    int
+	Foreground string
+	Meta       []byte
+}
+
+// ListReply lists the agent's sessions.
+type ListReply struct {
+	Sessions []SessionInfo
+}
+
+// Output carries terminal output starting at Offset.
+type Output struct {
+	Offset int64
+	Data   []byte
+}
+
+// Gap says output from From to To was lost for this client.
+type Gap struct{ From, To int64 }
+
+// Resize changes the window size.
+type Resize struct{ Rows, Cols int }
+
+// Signal names a signal ("INT", "TERM", …) for the foreground process group.
+type Signal struct{ Name string }
+
+// Exit reports the end of the program, after its last Output.
+type Exit struct {
+	Status int
+	Signal string
+}
+
+// Foreground reports the foreground process group and the ECHO flag.
+type Foreground struct {
+	Pgid    int
+	Name    string
+	IsShell bool
+	Echo    bool
+}
+
+// SetMeta replaces the session's client metadata.
+type SetMeta struct{ Meta []byte }
+
+// Kill ends a session.
+type Kill struct{ ID string }
+
+// Stop stops the agent; without Force it refuses while sessions run.
+type Stop struct{ Force bool }
+
+// Reply is the outcome of Kill, Stop and SetMeta.
+type Reply struct {
+	Status  Status
+	Message string
+}
+
+// Input carries bytes for the terminal.
+type Input struct{ Data []byte }
+
+// enc appends fields.
+type enc struct{ b []byte }
+
+func (e *enc) u(v uint64)     { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) i(v int64)      { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) bytes(p []byte) { e.u(uint64(len(p))); e.b = append(e.b, p...) }
+func (e *enc) str(s string)   { e.u(uint64(len(s))); e.b = append(e.b, s...) }
+func (e *enc) bool(v bool) {
+	if v {
+		e.u(1)
+	} else {
+		e.u(0)
+	}
+}
+func (e *enc) strs(ss []string) {
+	e.u(uint64(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
+// dec reads fields; the first error sticks.
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: bad %s", ErrBadFrame, what)
+	}
+}
+
+func (d *dec) u(what string) uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) i(what string) int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail(what)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) int(what string) int {
+	v := d.i(what)
+	if v < -1<<31 || v > 1<<31-1 {
+		d.fail(what)
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) bool(what string) bool { return d.u(what) != 0 }
+
+func (d *dec) bytes(what string) []byte {
+	n := d.u(what)
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.fail(what)
+		return nil
+	}
+	p := make([]byte, n)
+	copy(p, d.b[:n])
+	d.b = d.b[n:]
+	return p
+}
+
+func (d *dec) str(what string) string {
+	n := d.u(what)
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.fail(what)
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *dec) strs(what string) []string {
+	n := d.u(what)
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) { // each element takes at least one byte
+		d.fail(what)
+		return nil
+	}
+	ss := make([]string, 0, n)
+	for range n {
+		ss = append(ss, d.str(what))
+	}
+	return ss
+}
+
+// Marshal encodes m, which must be one of the message types of this package
+// (a value, not a pointer), and returns its frame type and payload.
+func Marshal(m any) (Type, []byte) {
+	var e enc
+	switch m := m.(type) {
+	case Create:
+		e.str(m.Command)
+		e.strs(m.Args)
+		e.str(m.Dir)
+		e.strs(m.Env)
+		e.i(int64(m.Rows))
+		e.i(int64(m.Cols))
+		e.str(m.Term)
+		e.bytes(m.Meta)
+		return TypeCreate, e.b
+	case Attach:
+		e.str(m.ID)
+		e.i(m.From)
+		e.bool(m.FromStart)
+		e.bool(m.FromEnd)
+		e.i(m.Tail)
+		return TypeAttach, e.b
+	case AttachReply:
+		e.u(uint64(m.Status))
+		e.str(m.Message)
+		e.i(m.From)
+		e.i(m.Lost)
+		m.Session.enc(&e)
+		return TypeAttachReply, e.b
+	case ListReply:
+		e.u(uint64(len(m.Sessions)))
+		for _, s := range m.Sessions {
+			s.enc(&e)
+		}
+		return TypeListReply, e.b
+	case Output:
+		e.i(m.Offset)
+		e.b = append(e.b, m.Data...) // the rest of the payload
+		return TypeOutput, e.b
+	case Input:
+		return TypeInput, append(e.b, m.Data...)
+	case Gap:
+		e.i(m.From)
+		e.i(m.To)
+		return TypeGap, e.b
+	case Resize:
+		e.i(int64(m.Rows))
+		e.i(int64(m.Cols))
+		return TypeResize, e.b
+	case Signal:
+		e.str(m.Name)
+		return TypeSignal, e.b
+	case Exit:
+		e.i(int64(m.Status))
+		e.str(m.Signal)
+		return TypeExit, e.b
+	case Foreground:
+		e.i(int64(m.Pgid))
+		e.str(m.Name)
+		e.bool(m.IsShell)
+		e.bool(m.Echo)
+		return TypeForeground, e.b
+	case SetMeta:
+		e.bytes(m.Meta)
+		return TypeSetMeta, e.b
+	case Kill:
+		e.str(m.ID)
+		return TypeKill, e.b
+	case Stop:
+		e.bool(m.Force)
+		return TypeStop, e.b
+	case Reply:
+		e.u(uint64(m.Status))
+		e.str(m.Message)
+		return TypeReply, e.b
+	}
+	panic(fmt.Sprintf("agentproto: cannot marshal %T", m))
+}
+
+func (s SessionInfo) enc(e *enc) {
+	e.str(s.ID)
+	e.str(s.Command)
+	e.i(int64(s.Pid))
+	e.i(s.Created)
+	e.i(int64(s.Rows))
+	e.i(int64(s.Cols))
+	e.bool(s.Exited)
+	e.i(int64(s.ExitStatus))
+	e.str(s.ExitSignal)
+	e.i(s.Start)
+	e.i(s.End)
+	e.i(int64(s.Clients))
+	e.str(s.Foreground)
+	e.bytes(s.Meta)
+}
+
+func (d *dec) session() SessionInfo {
+	var s SessionInfo
+	s.ID = d.str("session id")
+	s.Command = d.str("command")
+	s.Pid = d.int("pid")
+	s.Created = d.i("created")
+	s.Rows = d.int("rows")
+	s.Cols = d.int("cols")
+	s.Exited = d.bool("exited")
+	s.ExitStatus = d.int("exit status")
+	s.ExitSignal = d.str("exit signal")
+	s.Start = d.i("start")
+	s.End = d.i("end")
+	s.Clients = d.int("clients")
+	s.Foreground = d.str("foreground")
+	s.Meta = d.bytes("meta")
+	return s
+}
+
+// Unmarshal decodes a frame into its message value (Create, Attach, …; not
+// pointers). Unknown types are an error wrapping ErrBadFrame; the caller
+// decides whether to skip them. Byte slices in the result do not alias
+// f.Payload.
+func Unmarshal(f Frame) (any, error) {
+	d := &dec{b: f.Payload}
+	var m any
+	switch f.Type {
+	case TypeCreate:
+		m = Create{Command: d.str("command"), Args: d.strs("args"), Dir: d.str("dir"), Env: d.strs("env"),
+			Rows: d.int("rows"), Cols: d.int("cols"), Term: d.str("term"), Meta: d.bytes("meta")}
+	case TypeAttach:
+		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail")}
+	case TypeAttachReply:
+		m = AttachReply{Status: Status(d.u("status")), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"), Session: d.session()}
+	case TypeList:
+		m = struct{}{}
+	case TypeListReply:
+		n := d.u("count")
+		if n > uint64(len(d.b)) {
+			d.fail("count")
+		}
+		var r ListReply
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			r.Sessions = append(r.Sessions, d.session())
+		}
+		m = r
+	case TypeOutput:
+		off := d.i("offset")
+		m = Output{Offset: off, Data: append([]byte(nil), d.b...)}
+		d.b = nil
+	case TypeInput:
+		m = Input{Data: append([]byte(nil), d.b...)}
+	case TypeGap:
+		m = Gap{From: d.i("from"), To: d.i("to")}
+	case TypeResize:
+		m = Resize{Rows: d.int("rows"), Cols: d.int("cols")}
+	case TypeSignal:
+		m = Signal{Name: d.str("signal")}
+	case TypeDetach:
+		m = struct{}{}
+	case TypeExit:
+		m = Exit{Status: d.int("status"), Signal: d.str("signal")}
+	case TypeForeground:
+		m = Foreground{Pgid: d.int("pgid"), Name: d.str("name"), IsShell: d.bool("is shell"), Echo: d.bool("echo")}
+	case TypeSetMeta:
+		m = SetMeta{Meta: d.bytes("meta")}
+	case TypeKill:
+		m = Kill{ID: d.str("id")}
+	case TypeStop:
+		m = Stop{Force: d.bool("force")}
+	case TypeReply:
+		m = Reply{Status: Status(d.u("status")), Message: d.str("message")}
+	default:
+		return nil, fmt.Errorf("%w: unknown message type %d", ErrBadFrame, f.Type)
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("decode %s: %w", f.Type, d.err)
+	}
+	return m, nil
+}
+
+// List and Detach have empty payloads; use these values with Marshal-less
+// sends: WriteFrame(w, TypeList, nil).
