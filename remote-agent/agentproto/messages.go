@@ -58,6 +58,7 @@ type SessionInfo struct {
 	ExitStatus int
 	ExitSignal string
 	Start, End int64 // output offsets the ring holds
+	StartLine  int64 // 1-based number of the line holding offset Start
 	Clients    int
 	Foreground string
 	Meta       []byte
@@ -324,6 +325,7 @@ func (s SessionInfo) enc(e *enc) {
 	e.i(int64(s.Clients))
 	e.str(s.Foreground)
 	e.bytes(s.Meta)
+	e.i(s.StartLine)
 }
 
 func (d *dec) session() SessionInfo {
@@ -342,6 +344,7 @@ func (d *dec) session() SessionInfo {
 	s.Clients = d.int("clients")
 	s.Foreground = d.str("foreground")
 	s.Meta = d.bytes("meta")
+	s.StartLine = d.i("start line")
 	return s
 }
 
