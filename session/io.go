@@ -165,6 +165,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	s.mu.Lock()
 	s.cmd = c
 	s.mu.Unlock()
+	s.persist()
 	if !req.Wait {
 		return s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false), nil
 	}
@@ -216,6 +217,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 			s.readOff = max(s.readOff, to)
 		}
 		s.mu.Unlock()
+		s.persist()
 	} else {
 		r.Offset, r.NextOffset = c.sendOff, c.sendOff
 		r.Note = "sent without waiting; use read {wait: true} for the output and the verdict"
@@ -439,6 +441,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		s.readOff = max(s.readOff, to)
 	}
 	s.mu.Unlock()
+	s.persist()
 	st := s.classify()
 	r.State, r.Foreground = st.state, st.foreground
 	if v.complete && v.via != ViaExited && v.via != ViaUntil {

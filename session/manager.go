@@ -40,6 +40,9 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// Logger receives the manager's log; nil discards.
 	Logger *slog.Logger
+	// Keeper holds persistent sessions (the local ttymux agent); nil means
+	// every session lives in this process.
+	Keeper transport.Keeper
 }
 
 // DefaultLimit is the default number of sessions a Manager holds at once.
@@ -53,6 +56,7 @@ type Manager struct {
 
 	mu       sync.Mutex // mu protects the following
 	sessions map[string]*Session
+	pending  int // opens in progress, counted against the limit
 	next     int
 	closed   bool
 }
@@ -84,6 +88,10 @@ type OpenRequest struct {
 	Transport string // key into Options.Openers
 	Target    transport.Target
 	Name      string // optional, unique among open sessions
+	// Persistent asks for a session kept by the agent, which survives this
+	// server. When no agent can be had, the session lives in this process
+	// and OpenNote says why.
+	Persistent bool
 }
 
 // NotFoundError is returned for an unknown session id or name.
@@ -115,7 +123,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 	case m.closed:
 		m.mu.Unlock()
 		return nil, errors.New("server is shutting down")
-	case len(m.sessions) >= m.opts.Limit:
+	case len(m.sessions)+m.pending >= m.opts.Limit:
 		m.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d sessions are open; close one you no longer need (list shows them)", ErrLimit, m.opts.Limit)
 	}
@@ -131,20 +139,19 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 			}
 		}
 	}
+	m.pending++
 	m.next++
-	id := "s" + strconv.Itoa(m.next)
-	// Reserve the slot so concurrent opens respect the limit.
-	m.sessions[id] = nil
+	id := "t" + strconv.Itoa(m.next)
 	m.mu.Unlock()
 
 	s, err := m.open(ctx, op, id, req)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.pending--
 	if err != nil {
-		delete(m.sessions, id)
 		return nil, err
 	}
-	m.sessions[id] = s
+	m.sessions[s.id] = s
 	return s, nil
 }
 
@@ -160,7 +167,6 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	if t.Command == "" && req.Transport == "local" {
 		t.Command = m.shell()
 	}
-	t.Env = append(slices.Clone(t.Env), "TTYMUX_SESSION="+id)
 	nonce := ""
 	if req.Transport == "local" {
 		n, err := integrate(&t, m.opts.StateDir, m.opts.NoRC)
@@ -169,27 +175,50 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 		}
 		nonce = n
 	}
-	conn, err := op.Open(ctx, t)
-	if err != nil {
-		return nil, err
-	}
 	command := strings.TrimSpace(t.Command + " " + strings.Join(req.Target.Args, " "))
-	s := newSession(sessionConfig{
+	cfg := sessionConfig{
 		id: id, name: req.Name, transport: req.Transport, command: command,
-		conn: conn, size: t.Size, ringSize: m.opts.RingSize, nonce: nonce,
-		shell: shellKind(t.Command) != "", log: m.log.With("session", id),
-	})
+		size: t.Size, ringSize: m.opts.RingSize, nonce: nonce,
+		shell: shellKind(t.Command) != "",
+	}
+	note := ""
+	if req.Persistent && req.Transport == "local" && m.opts.Keeper != nil {
+		md := meta{Name: req.Name, Transport: req.Transport, Nonce: nonce, Shell: cfg.shell}
+		kt := t
+		kt.Env = append(slices.Clone(t.Env), "TTYMUX_SESSION=")
+		conn, ks, err := m.opts.Keeper.Create(ctx, kt, md.encode())
+		if err == nil {
+			cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = ks.ID, conn, true, m.opts.Keeper, md
+		} else {
+			m.log.Warn("agent unavailable; session lives in this process", "err", err)
+			note = "not persistent: " + err.Error()
+		}
+	} else if req.Persistent && req.Transport == "local" {
+		note = "not persistent: this server runs without an agent"
+	}
+	if cfg.conn == nil {
+		t.Env = append(t.Env, "TTYMUX_SESSION="+id)
+		conn, err := op.Open(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		cfg.conn = conn
+	}
+	cfg.log = m.log.With("session", cfg.id)
+	s := newSession(cfg)
+	s.openNote = note
 	switch {
 	case nonce != "":
 		if !s.waitReady(ctx, m.opts.ReadyTimeout) {
-			m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", id)
+			m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)
 		}
 	case s.shell:
 		// A shell without the hook: let it draw its first prompt, so the
 		// first command's echo does not come before that prompt.
 		s.waitSettled(ctx, m.opts.ReadyTimeout)
 	}
-	m.log.Info("session opened", "session", id, "transport", req.Transport, "command", command)
+	s.persist()
+	m.log.Info("session opened", "session", cfg.id, "transport", req.Transport, "command", command, "persistent", cfg.kept)
 	return s, nil
 }
 
@@ -207,7 +236,7 @@ func validName(n string) error {
 	if len(n) > 64 {
 		return errors.New("name is over 64 characters")
 	}
-	if len(n) > 1 && n[0] == 's' && strings.Trim(n[1:], "0123456789") == "" {
+	if len(n) > 1 && (n[0] == 's' || n[0] == 't') && strings.Trim(n[1:], "0123456789") == "" {
 		return fmt.Errorf("name %q looks like a session id; choose a name such as \"build\" or \"router\"", n)
 	}
 	for _, r := range n {
@@ -218,27 +247,155 @@ func validName(n string) error {
 	return nil
 }
 
-// Get finds a session by id or name.
-func (m *Manager) Get(idOrName string) (*Session, error) {
+// Get finds a session by id or name. A session kept by the agent but not
+// attached to this server (an earlier server made it) is attached on the
+// way, so the same session_id keeps working across restarts.
+func (m *Manager) Get(ctx context.Context, idOrName string) (*Session, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if s := m.sessions[idOrName]; s != nil {
+		m.mu.Unlock()
 		return s, nil
 	}
 	for _, s := range m.sessions {
-		if s != nil && s.name == idOrName {
+		if s.name == idOrName {
+			m.mu.Unlock()
 			return s, nil
 		}
 	}
+	m.mu.Unlock()
+	if m.opts.Keeper != nil {
+		s, err := m.Attach(ctx, idOrName)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, transport.ErrNoSession) {
+			return nil, err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return nil, &NotFoundError{ID: idOrName, Known: m.knownLocked()}
+}
+
+// Attach connects this server to a session the agent keeps, by id or by the
+// name it was opened with, and replays its output so nothing printed while no
+// server was attached is lost. Attaching a session already attached returns
+// it.
+func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error) {
+	m.mu.Lock()
+	if s := m.sessions[idOrName]; s != nil {
+		m.mu.Unlock()
+		return s, nil
+	}
+	m.mu.Unlock()
+	k := m.opts.Keeper
+	if k == nil {
+		return nil, fmt.Errorf("%w: no agent keeps sessions for this server", transport.ErrNoSession)
+	}
+	id := idOrName
+	kept, err := k.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ask the agent for its sessions: %w", err)
+	}
+	found := false
+	for _, ks := range kept {
+		if ks.ID == idOrName || decodeMeta(ks.Meta).Name == idOrName && idOrName != "" {
+			id, found = ks.ID, true
+			break
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: %q", transport.ErrNoSession, idOrName)
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, errors.New("server is shutting down")
+	}
+	if s := m.sessions[id]; s != nil {
+		m.mu.Unlock()
+		return s, nil
+	}
+	if len(m.sessions)+m.pending >= m.opts.Limit {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d sessions are attached; detach one first", ErrLimit, m.opts.Limit)
+	}
+	m.pending++
+	m.mu.Unlock()
+	s, err := m.attach(ctx, k, id)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pending--
+	if err != nil {
+		return nil, err
+	}
+	if old := m.sessions[id]; old != nil {
+		// Another call attached it meanwhile: keep one.
+		go s.Close()
+		return old, nil
+	}
+	m.sessions[id] = s
+	return s, nil
+}
+
+func (m *Manager) attach(ctx context.Context, k transport.Keeper, id string) (*Session, error) {
+	conn, ks, res, err := k.Attach(ctx, id, -1)
+	if err != nil {
+		return nil, err
+	}
+	md := decodeMeta(ks.Meta)
+	tr := md.Transport
+	if tr == "" {
+		tr = "local"
+	}
+	size := ks.Size
+	if !size.Valid() {
+		size = transport.DefaultSize
+	}
+	s := newSession(sessionConfig{
+		id: ks.ID, name: md.Name, transport: tr, command: ks.Command,
+		conn: conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce,
+		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
+		log:   m.log.With("session", ks.ID),
+		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine,
+		readOff: md.ReadOff, cmd: md.command(), persisted: md,
+	})
+	if md.Integrated {
+		s.mu.Lock()
+		s.ready = true
+		s.mu.Unlock()
+	}
+	if res.Lost > 0 || md.ReadOff < res.From {
+		s.openNote = fmt.Sprintf("%d bytes of output had left the agent's log before this attach", max(res.Lost, res.From-md.ReadOff))
+	}
+	s.waitCaughtUp(ctx, ks.End, 5*time.Second)
+	m.log.Info("session attached", "session", ks.ID, "from", res.From, "read_off", md.ReadOff)
+	return s, nil
+}
+
+// Detach disconnects a kept session from this server; it keeps running in
+// the agent and can be attached again.
+func (m *Manager) Detach(ctx context.Context, idOrName string) (Info, error) {
+	s, err := m.Get(ctx, idOrName)
+	if err != nil {
+		return Info{}, err
+	}
+	if !s.kept {
+		return Info{}, fmt.Errorf("session %s lives in this server process and cannot be detached (open it with persistent: true to keep it across restarts)", s.id)
+	}
+	s.persist()
+	m.mu.Lock()
+	delete(m.sessions, s.id)
+	m.mu.Unlock()
+	info := s.Info()
+	err = s.Close()
+	info.State = "detached"
+	return info, err
 }
 
 func (m *Manager) knownLocked() []string {
 	var ids []string
 	for id, s := range m.sessions {
-		if s == nil {
-			continue
-		}
 		if s.name != "" {
 			id += " (" + s.name + ")"
 		}
@@ -250,49 +407,76 @@ func (m *Manager) knownLocked() []string {
 
 // sortIDs orders "s2" before "s10".
 func sortIDs(ids []string) {
-	num := func(s string) int {
-		n, _ := strconv.Atoi(strings.TrimPrefix(strings.Fields(s)[0], "s"))
-		return n
-	}
-	sort.Slice(ids, func(i, j int) bool { return num(ids[i]) < num(ids[j]) })
+	sort.Slice(ids, func(i, j int) bool { return idLess(strings.Fields(ids[i])[0], strings.Fields(ids[j])[0]) })
 }
 
-// List returns every open session's Info, in id order.
-func (m *Manager) List() []Info {
+// List returns every session of this server, and the agent's sessions that
+// no server has attached (state "detached"), in id order.
+func (m *Manager) List(ctx context.Context) []Info {
 	m.mu.Lock()
 	ss := make([]*Session, 0, len(m.sessions))
 	for _, s := range m.sessions {
-		if s != nil {
-			ss = append(ss, s)
-		}
+		ss = append(ss, s)
 	}
 	m.mu.Unlock()
 	infos := make([]Info, 0, len(ss))
+	seen := map[string]bool{}
 	for _, s := range ss {
 		infos = append(infos, s.Info())
+		seen[s.id] = true
 	}
-	sort.Slice(infos, func(i, j int) bool {
-		a, _ := strconv.Atoi(strings.TrimPrefix(infos[i].ID, "s"))
-		b, _ := strconv.Atoi(strings.TrimPrefix(infos[j].ID, "s"))
-		return a < b
-	})
+	if k := m.opts.Keeper; k != nil {
+		kept, err := k.List(ctx)
+		if err != nil {
+			m.log.Debug("list agent sessions", "err", err)
+		}
+		for _, ks := range kept {
+			if seen[ks.ID] {
+				continue
+			}
+			md := decodeMeta(ks.Meta)
+			in := Info{
+				ID: ks.ID, Name: md.Name, Transport: "local", Command: ks.Command, State: "detached",
+				Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
+				Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
+			}
+			if ks.Exited {
+				in.State = "exited"
+				code := ks.ExitStatus
+				in.ExitCode = &code
+			}
+			infos = append(infos, in)
+		}
+	}
+	sort.Slice(infos, func(i, j int) bool { return idLess(infos[i].ID, infos[j].ID) })
 	return infos
 }
 
+// idLess orders ids by prefix, then number: s2 before s10, s* before t*.
+func idLess(a, b string) bool {
+	if a == "" || b == "" || a[0] != b[0] {
+		return a < b
+	}
+	x, _ := strconv.Atoi(a[1:])
+	y, _ := strconv.Atoi(b[1:])
+	return x < y
+}
+
 // Close ends one session and forgets it.
-func (m *Manager) Close(idOrName string) (Info, error) {
-	s, err := m.Get(idOrName)
+func (m *Manager) Close(ctx context.Context, idOrName string) (Info, error) {
+	s, err := m.Get(ctx, idOrName)
 	if err != nil {
 		return Info{}, err
 	}
 	m.mu.Lock()
 	delete(m.sessions, s.id)
 	m.mu.Unlock()
-	err = s.Close()
+	err = s.Kill(ctx)
 	return s.Info(), err
 }
 
-// CloseAll ends every session; later Opens fail.
+// CloseAll ends every in-process session and detaches kept ones (they keep
+// running in the agent); later Opens fail.
 func (m *Manager) CloseAll() {
 	m.mu.Lock()
 	m.closed = true
@@ -301,9 +485,10 @@ func (m *Manager) CloseAll() {
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range ss {
-		if s != nil {
-			wg.Go(func() { _ = s.Close() }) // best effort at shutdown
-		}
+		wg.Go(func() {
+			s.persist()
+			_ = s.Close() // best effort at shutdown
+		})
 	}
 	wg.Wait()
 }

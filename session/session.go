@@ -30,6 +30,7 @@ type Info struct {
 	Bytes      int64  `json:"bytes" jsonschema:"bytes of output so far"`
 	Lines      int64  `json:"lines" jsonschema:"lines of output so far"`
 	ExitCode   *int   `json:"exit_code,omitempty" jsonschema:"exit status once the program ended"`
+	Persistent bool   `json:"persistent" jsonschema:"kept by the agent: survives the server and can be attached by a human (ttymux attach ID)"`
 	Integrated bool   `json:"integrated" jsonschema:"ttymux shell integration is active (exact exit codes)"`
 }
 
@@ -49,6 +50,9 @@ type Session struct {
 	now       func() time.Time
 	shell     bool // the top-level program is a shell (enables the shell layer)
 
+	kept   bool             // held by an agent: Close detaches, Kill ends it
+	keeper transport.Keeper // the agent that holds it, when kept
+
 	sendMu sync.Mutex // serialises Send: two sends never interleave
 
 	mu         sync.Mutex // mu protects the following
@@ -67,6 +71,9 @@ type Session struct {
 	closed     bool
 	cmd        *command         // the last command sent, for read {wait: true}
 	lastScreen *screen.Snapshot // what the last diff read saw
+	meta       meta             // what was last stored with a kept session
+	gaps       int64            // output bytes the agent dropped for us
+	openNote   string           // why a persistent open is not persistent, or what attach lost
 
 	pumpDone chan struct{}
 }
@@ -82,10 +89,21 @@ type sessionConfig struct {
 	nonce                        string
 	shell                        bool
 	log                          *slog.Logger
+
+	// For a session kept by an agent: where the replayed output starts, and
+	// what an earlier server recorded in the session's metadata.
+	kept      bool
+	keeper    transport.Keeper
+	from      int64
+	fromLine  int64
+	readOff   int64
+	cmd       *command
+	persisted meta
 }
 
 func newSession(c sessionConfig) *Session {
-	r := ring.New(c.ringSize)
+	r := ring.NewAt(c.ringSize, c.from)
+	lines := ring.NewLineIndexAt(r, max(c.fromLine, 1))
 	s := &Session{
 		id:        c.id,
 		name:      c.name,
@@ -97,14 +115,21 @@ func newSession(c sessionConfig) *Session {
 		now:       time.Now,
 		shell:     c.shell,
 		ring:      r,
-		lines:     ring.NewLineIndex(r),
+		lines:     lines,
 		det:       newDetector(c.nonce),
 		size:      c.size,
 		changed:   make(chan struct{}),
 		pumpDone:  make(chan struct{}),
+		readOff:   max(c.readOff, c.from),
+		cmd:       c.cmd,
+		kept:      c.kept,
+		keeper:    c.keeper,
+		meta:      c.persisted,
 	}
 	s.lastOutput = s.created
-	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}})
+	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
+	// so keep only a little of it.
+	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}, Scrollback: 64})
 	go s.pump()
 	return s
 }
@@ -149,6 +174,19 @@ func (s *Session) pump() {
 			s.scr.Write(p)
 		}
 		if err != nil {
+			var gap *transport.GapError
+			if errors.As(err, &gap) {
+				// The agent could not keep this client's output: record an
+				// explicit gap, never a silent one.
+				s.mu.Lock()
+				s.ring.Skip(gap.To - gap.From)
+				s.lines.Skip(gap.To - gap.From)
+				s.gaps += gap.To - gap.From
+				s.notifyLocked()
+				s.mu.Unlock()
+				s.log.Warn("output lost", "bytes", gap.To-gap.From)
+				continue
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, ErrClosed) {
 				s.log.Debug("read ended", "err", err)
 			}
@@ -313,6 +351,7 @@ func (s *Session) Info() Info {
 		Lines:      s.lines.Lines(),
 		ExitCode:   s.exitCode,
 		Integrated: s.ready,
+		Persistent: s.kept,
 	}
 	return in
 }
@@ -331,3 +370,7 @@ func compileUntil(pattern string) (*regexp.Regexp, error) {
 	}
 	return re, nil
 }
+
+// OpenNote says why a session asked to be persistent is not, or what an
+// attach could not recover; empty when there is nothing to say.
+func (s *Session) OpenNote() string { return s.openNote }

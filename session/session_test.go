@@ -274,11 +274,11 @@ func TestBadInput(t *testing.T) {
 	if err := s.Resize(ctx, transport.Size{Rows: 0, Cols: 80}); err == nil {
 		t.Error("resize to 0 rows succeeded")
 	}
-	if _, err := m.Get("s999"); err == nil || !strings.Contains(err.Error(), s.ID()) {
+	if _, err := m.Get(context.Background(), "s999"); err == nil || !strings.Contains(err.Error(), s.ID()) {
 		t.Errorf("wrong id error = %v, want one listing %s", err, s.ID())
 	}
 	var nf *session.NotFoundError
-	if _, err := m.Get("nope"); !errors.As(err, &nf) {
+	if _, err := m.Get(context.Background(), "nope"); !errors.As(err, &nf) {
 		t.Errorf("wrong id error type %T", err)
 	}
 	// The session still works after all that.
@@ -397,14 +397,14 @@ func TestSessionLimitAndNames(t *testing.T) {
 	if !errors.Is(err, session.ErrLimit) {
 		t.Fatalf("third open: %v, want ErrLimit", err)
 	}
-	if got, err := m.Get("build"); err != nil || got != a {
+	if got, err := m.Get(ctx, "build"); err != nil || got != a {
 		t.Fatalf("Get by name: %v", err)
 	}
-	if _, err := m.Close("build"); err != nil {
+	if _, err := m.Close(ctx, "build"); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.List()) != 1 {
-		t.Fatalf("list after close: %+v", m.List())
+	if len(m.List(ctx)) != 1 {
+		t.Fatalf("list after close: %+v", m.List(ctx))
 	}
 }
 

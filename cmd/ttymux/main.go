@@ -3,6 +3,8 @@
 //
 //	ttymux            run the MCP server on stdin/stdout (same as ttymux mcp)
 //	ttymux mcp        run the MCP server on stdin/stdout
+//	ttymux ls         list the sessions the local agent keeps
+//	ttymux attach ID  watch and type in a session (detach with ctrl+])
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
 //	ttymux version    print the version
 //
@@ -24,6 +26,7 @@ import (
 
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
+	agentc "github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 )
 
@@ -36,6 +39,8 @@ func usage(w io.Writer) {
 
 commands:
   mcp        run the MCP stdio server (the default)
+  ls         list the persistent sessions the local ttymux agent keeps
+  attach ID  attach this terminal to a session; detach with ctrl+]
   tools-doc  print the MCP tool reference as Markdown
   version    print the version
 
@@ -52,6 +57,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "mcp":
 		return serve(args, stderr)
+	case "ls":
+		return cmdLs(args, stdout, stderr)
+	case "attach":
+		return cmdAttach(args, os.Stdin, stdout, stderr)
 	case "tools-doc":
 		fmt.Fprint(stdout, toolsDoc())
 		return 0
@@ -94,16 +103,22 @@ func serve(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	limit := fs.Int("max-sessions", session.DefaultLimit, "maximum sessions open at once")
 	ringMiB := fs.Int("log-mib", 8, "output kept per session, in MiB")
+	noAgent := fs.Bool("no-agent", false, "keep every session in this process (no persistence, no human attach)")
+	agentPath := fs.String("agent", os.Getenv("TTYMUX_AGENT"), "the ttymux-agent binary (default: beside ttymux, then $PATH)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	log := newLogger(stderr)
-	mgr := session.NewManager(session.Options{
+	opts := session.Options{
 		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,
 		Logger:   log,
-	})
+	}
+	if !*noAgent {
+		opts.Keeper = &agentc.Client{AgentPath: *agentPath, Logger: log.With("component", "agent-client")}
+	}
+	mgr := session.NewManager(opts)
 	defer mgr.CloseAll()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

@@ -35,7 +35,7 @@ type OpenLocalIn struct {
 	Name       string            `json:"name,omitempty" jsonschema:"optional unique name usable instead of the session_id"`
 	Rows       int               `json:"rows,omitempty" jsonschema:"terminal rows (default 40)"`
 	Cols       int               `json:"cols,omitempty" jsonschema:"terminal columns (default 120)"`
-	Persistent *bool             `json:"persistent,omitempty" jsonschema:"keep the session alive when the server exits (default true; this build keeps sessions in the server process)"`
+	Persistent *bool             `json:"persistent,omitempty" jsonschema:"keep the session in the ttymux agent so it survives this server and a human can attach (default true)"`
 }
 
 // OpenOut is what open_local returns.
@@ -134,8 +134,18 @@ func toolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "List terminals", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.list) }},
 		{&mcp.Tool{
+			Name:        "attach",
+			Description: "Re-attach a persistent session (after a detach, or one an earlier server started): returns its state and the output produced since the model last read it. Plain send/read on a known session_id attach automatically; list shows detached sessions.",
+			Annotations: &mcp.ToolAnnotations{Title: "Attach a persistent terminal", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.attach) }},
+		{&mcp.Tool{
+			Name:        "detach",
+			Description: "Disconnect from a persistent session but keep it running in the ttymux agent; attach (or any call with its session_id) resumes it with nothing lost.",
+			Annotations: &mcp.ToolAnnotations{Title: "Detach a terminal", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.detach) }},
+		{&mcp.Tool{
 			Name:        "close",
-			Description: "End a session: its program is hung up and the session is forgotten.",
+			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten. Use detach to keep it running.",
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
 	}
@@ -207,8 +217,9 @@ func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in Ope
 		env = append(env, k+"="+in.Env[k])
 	}
 	s, err := h.mgr.Open(ctx, session.OpenRequest{
-		Transport: "local",
-		Name:      in.Name,
+		Transport:  "local",
+		Name:       in.Name,
+		Persistent: in.Persistent == nil || *in.Persistent,
 		Target: transport.Target{
 			Command: in.Command, Args: in.Args, Dir: in.Cwd, Env: env,
 			Size: transport.Size{Rows: in.Rows, Cols: in.Cols},
@@ -217,12 +228,9 @@ func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in Ope
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_local: %w", err)
 	}
-	out := OpenOut{Info: s.Info()}
+	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
-	if in.Persistent == nil || *in.Persistent {
-		out.Note = "this session lives in the server process and ends with it"
-	}
 	if !out.Integrated && out.State != "exited" && shellLike(out.Command) {
 		out.Note = joinNote(out.Note, "no shell integration: completion is judged by the foreground process; exit codes are not reported")
 	}
@@ -266,7 +274,7 @@ func progressFunc(ctx context.Context, req *mcp.CallToolRequest) func(time.Durat
 }
 
 func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn) (*mcp.CallToolResult, session.Result, error) {
-	s, err := h.mgr.Get(in.SessionID)
+	s, err := h.mgr.Get(ctx, in.SessionID)
 	if err != nil {
 		return nil, session.Result{}, err
 	}
@@ -286,7 +294,7 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 }
 
 func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, session.Result, error) {
-	s, err := h.mgr.Get(in.SessionID)
+	s, err := h.mgr.Get(ctx, in.SessionID)
 	if err != nil {
 		return nil, session.Result{}, err
 	}
@@ -340,7 +348,7 @@ func summary(r session.Result) string {
 }
 
 func (h *handlers) resize(ctx context.Context, _ *mcp.CallToolRequest, in ResizeIn) (*mcp.CallToolResult, session.Info, error) {
-	s, err := h.mgr.Get(in.SessionID)
+	s, err := h.mgr.Get(ctx, in.SessionID)
 	if err != nil {
 		return nil, session.Info{}, err
 	}
@@ -352,7 +360,7 @@ func (h *handlers) resize(ctx context.Context, _ *mcp.CallToolRequest, in Resize
 }
 
 func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (*mcp.CallToolResult, ListOut, error) {
-	out := ListOut{Sessions: h.mgr.List()}
+	out := ListOut{Sessions: h.mgr.List(ctx)}
 	if len(out.Sessions) == 0 {
 		return textResult("no sessions; start one with open_local"), out, nil
 	}
@@ -372,7 +380,7 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (
 }
 
 func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, CloseOut, error) {
-	info, err := h.mgr.Close(in.SessionID)
+	info, err := h.mgr.Close(ctx, in.SessionID)
 	var nf *session.NotFoundError
 	if errors.As(err, &nf) {
 		return nil, CloseOut{}, err
@@ -382,4 +390,32 @@ func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in Session
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
 	return textResult("closed " + info.ID), out, nil
+}
+
+func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, OpenOut, error) {
+	s, err := h.mgr.Attach(ctx, in.SessionID)
+	if err != nil {
+		if errors.Is(err, transport.ErrNoSession) {
+			return nil, OpenOut{}, fmt.Errorf("no persistent session %q is kept by the agent; list shows the sessions there are", in.SessionID)
+		}
+		return nil, OpenOut{}, err
+	}
+	r, err := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	if err != nil {
+		return nil, OpenOut{}, err
+	}
+	out := OpenOut{Info: s.Info(), Output: r.Output, Note: joinNote(s.OpenNote(), r.Note)}
+	text := fmt.Sprintf("attached %s (%s), state %s", out.ID, out.Command, out.State)
+	if out.Output != "" {
+		text += "\n" + out.Output
+	}
+	return textResult(text), out, nil
+}
+
+func (h *handlers) detach(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, session.Info, error) {
+	info, err := h.mgr.Detach(ctx, in.SessionID)
+	if err != nil {
+		return nil, session.Info{}, err
+	}
+	return textResult(fmt.Sprintf("detached %s; it keeps running in the agent (attach %s to resume, or ttymux attach %s in a terminal)", info.ID, info.ID, info.ID)), info, nil
 }

@@ -11,6 +11,18 @@
 // hundred lines plus fast scans of the held bytes, so its memory stays bounded
 // no matter how many lines go by.
 //
+// A ring can also mirror a stream kept elsewhere, with the same offsets and
+// line numbers: a client re-attaching to a session kept by a daemon replays
+// the daemon's log from offset S into [NewAt](size, S), indexed by
+// [NewLineIndexAt](r, L) where L is the daemon's LineAt(S). Bytes below S
+// count as gone. A client told that bytes From..To were lost calls
+// [Ring.Skip](To-From), which drops everything it held, and
+// [LineIndex.SkipLines] with the newlines lost (or [LineIndex.Skip] if that
+// count is unknown, after which its line numbers run low). Where the byte
+// before the ring's start was never seen, the line holding the start is taken
+// to begin there, so the first line may be partial; every other line is
+// exact.
+//
 // The package owns only bytes and offsets. It does not interpret terminal
 // escape sequences (that is session/screen), and it does not block or wake
 // readers: a caller that waits for new output keeps its own condition.

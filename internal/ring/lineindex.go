@@ -24,6 +24,15 @@ var ErrNoLine = errors.New("no such line")
 // current last line may be empty. Bytes other than '\n' ('\r', escape
 // sequences) are not interpreted.
 //
+// An index made with NewLineIndexAt mirrors a stream whose beginning it never
+// saw and takes the number of newlines before it from the caller; so does
+// SkipLines for bytes lost in the middle. Where the ring never had the byte
+// just before its Start() (see NewAt and Ring.Skip), whether Start() begins a
+// line is unknown, and the index takes the line holding Start() to begin
+// there: FirstLine is that line and LineStart returns Start() for it, which
+// may be only the tail of the line in the original stream. Every other line
+// is exact.
+//
 // The index stores the start of every 256th line and finds other line
 // starts by scanning the ring's held bytes from the nearest checkpoint, so its
 // memory is bounded by the ring's size, not by how many lines went by.
@@ -48,20 +57,94 @@ type LineIndex struct {
 
 // NewLineIndex returns an index over r, including any bytes r holds already.
 // After every r.Write(p), call ix.Write(p) with the same p. NewLineIndex
-// panics if r has already dropped output, since line numbers would be unknown.
+// panics if r.Start() > 0 (r has dropped output, or was made with NewAt at an
+// offset above 0), since line numbers would be unknown: use NewLineIndexAt.
+// Otherwise it is NewLineIndexAt(r, 1).
 func NewLineIndex(r *Ring) *LineIndex {
 	return newLineIndex(r, checkpointEvery)
 }
 
 func newLineIndex(r *Ring, k int64) *LineIndex {
 	if r.Start() > 0 {
-		panic(fmt.Sprintf("ring: NewLineIndex on a ring that has dropped %d bytes", r.Start()))
+		panic(fmt.Sprintf("ring: NewLineIndex on a ring that starts at offset %d, so line numbers are unknown; use NewLineIndexAt", r.Start()))
 	}
-	ix := &LineIndex{r: r, k: k, cps: []int64{0}, next: k}
-	a, b := r.segments(0, r.end)
+	return newLineIndexAt(r, 1, k)
+}
+
+// NewLineIndexAt returns an index over r, including any bytes r holds
+// already, in which offset r.Start() lies on line number line (>= 1). After
+// every r.Write(p), call ix.Write(p) with the same p.
+//
+// A client that replays a daemon's log from offset S into NewAt(size, S)
+// passes the daemon's LineAt(S): its line numbers are then the daemon's, for
+// every line whose start it holds. If S is not the start of a line, the
+// client holds only the tail of line L = LineAt(S) and the index takes that
+// tail as line L: FirstLine() is L and LineStart(L) is S (see LineIndex). To
+// get whole lines, replay from a line start, such as the daemon's
+// LineStart(FirstLine()).
+//
+// If r has wrapped since it started, so that it had the byte before
+// r.Start(), the index uses that byte and nothing is assumed. NewLineIndexAt
+// panics if line < 1.
+func NewLineIndexAt(r *Ring, line int64) *LineIndex {
+	return newLineIndexAt(r, line, checkpointEvery)
+}
+
+func newLineIndexAt(r *Ring, line, k int64) *LineIndex {
+	if line < 1 {
+		panic(fmt.Sprintf("ring: NewLineIndexAt line %d; lines are numbered from 1", line))
+	}
+	ix := &LineIndex{r: r, k: k, end: r.Start(), nl: line - 1}
+	ix.restart()
+	a, b := r.segments(r.Start(), r.end)
 	ix.add(a)
 	ix.add(b)
 	return ix
+}
+
+// restart drops every checkpoint, for an index that has reached ix.end ==
+// r.Start() with ix.nl newlines before it, and records the checkpoint at
+// Start() if one belongs there.
+func (ix *LineIndex) restart() {
+	ix.cps, ix.head = ix.cps[:0], 0
+	ix.first = ix.nl/ix.k + 1
+	if ix.nl%ix.k == 0 && ix.r.startsLine() {
+		ix.first--
+		ix.cps = append(ix.cps, ix.end)
+	}
+	ix.next = (ix.first + int64(len(ix.cps))) * ix.k
+}
+
+// Skip is SkipLines(n, 0), for when the number of lines lost is unknown: call
+// it right after r.Skip(n). The lost bytes are counted as holding no '\n',
+// so from then on Lines() and every line number are lower than the source's
+// by the number of newlines actually lost. Offsets stay exact.
+func (ix *LineIndex) Skip(n int64) { ix.SkipLines(n, 0) }
+
+// SkipLines records, right after r.Skip(n), that the n lost bytes held
+// newlines '\n' bytes, so that line numbers stay those of the source. A client
+// told by a daemon that bytes From..To are gone gets the count as the
+// daemon's LineAt(To) minus its own Lines() before skipping. The line that
+// holds the new End() is taken to begin there (see LineIndex), so
+// LineStart(Lines()) == End() until a '\n' arrives.
+//
+// SkipLines(0, 0) does nothing. SkipLines panics if newlines is negative or
+// more than n, or if it does not follow r.Skip(n): the index and the ring
+// would be out of step.
+func (ix *LineIndex) SkipLines(n, newlines int64) {
+	if n < 0 || newlines < 0 || newlines > n {
+		panic(fmt.Sprintf("ring: LineIndex.SkipLines(%d, %d): want 0 <= newlines <= n", n, newlines))
+	}
+	if ix.end+n != ix.r.end || (n > 0 && ix.r.Start() != ix.r.end) {
+		panic(fmt.Sprintf("ring: LineIndex.SkipLines of %d bytes at offset %d, but the ring holds %d..%d; call it right after Ring.Skip(%d)",
+			n, ix.end, ix.r.Start(), ix.r.end, n))
+	}
+	if n == 0 {
+		return
+	}
+	ix.end += n
+	ix.nl += newlines
+	ix.restart()
 }
 
 // Write indexes p, which must be the bytes just passed to the ring's Write.
@@ -120,12 +203,16 @@ func (ix *LineIndex) checkpoint(p []byte, base, c int64) {
 }
 
 // Lines returns the number of '\n' written so far plus one: the last line is
-// the one still being written, possibly empty.
+// the one still being written, possibly empty. After NewLineIndexAt the
+// newlines before the ring's start count as line-1, and after SkipLines the
+// lost ones as newlines.
 func (ix *LineIndex) Lines() int64 { return ix.nl + 1 }
 
 // FirstLine returns the first line whose start is still held in the ring.
 // Lines before it are gone, or only their tails remain. If the ring holds
-// just the middle of one long line, FirstLine returns Lines()+1.
+// just the middle of one long line, FirstLine returns Lines()+1. If the ring
+// never had the byte before Start(), FirstLine is the line that holds
+// Start(), taken to begin there (see LineIndex).
 func (ix *LineIndex) FirstLine() int64 {
 	n, _ := ix.firstLine()
 	return n
@@ -134,11 +221,8 @@ func (ix *LineIndex) FirstLine() int64 {
 // firstLine returns FirstLine and, if it is at most Lines(), its start.
 func (ix *LineIndex) firstLine() (n, off int64) {
 	start := ix.r.Start()
-	if start == 0 {
-		return 1, 0
-	}
 	c := ix.nlBefore(start)
-	if ix.r.before == '\n' {
+	if ix.r.startsLine() {
 		return c + 1, start
 	}
 	i := ix.r.indexNth(start, ix.end, 1)
@@ -149,8 +233,11 @@ func (ix *LineIndex) firstLine() (n, off int64) {
 }
 
 // LineStart returns the offset where line n starts. If n is below 1 or above
-// Lines() the error wraps ErrNoLine. If line n's start has left the ring the
-// error is a *LineGapError that names the first line still held.
+// Lines() the error wraps ErrNoLine. If line n's start has left the ring (or,
+// after NewLineIndexAt or SkipLines, never reached it) the error is a
+// *LineGapError that names the first line still held. For FirstLine() when
+// the ring never had the byte before Start(), it returns Start() (see
+// LineIndex).
 func (ix *LineIndex) LineStart(n int64) (int64, error) {
 	if n < 1 {
 		return 0, fmt.Errorf("line %d: lines are numbered from 1: %w", n, ErrNoLine)
@@ -187,7 +274,8 @@ func (ix *LineIndex) LineAt(off int64) int64 {
 	return ix.nlBefore(off) + 1
 }
 
-// nlBefore returns the number of '\n' in [0, off) for Start() <= off <= End(),
+// nlBefore returns the number of '\n' in [0, off) for Start() <= off <= End()
+// (including those NewLineIndexAt and SkipLines were told about),
 // counting from whichever is nearer: the checkpoint at or before off, or the
 // one after it (End() when there is none).
 func (ix *LineIndex) nlBefore(off int64) int64 {

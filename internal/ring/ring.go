@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // DefaultSize is the capacity New uses when asked for size <= 0: 8 MiB, about
@@ -19,45 +20,100 @@ const minAlloc = 4 << 10
 // never existed, so it is not a gap.
 var ErrNegativeOffset = errors.New("negative output offset")
 
-// Ring keeps the most recent Size() bytes of an unbounded stream. Offset 0 is
-// the first byte ever written; End() is the total number of bytes written and
-// Start() the oldest offset still held.
+// Ring keeps the most recent Size() bytes of an unbounded stream. Offsets are
+// absolute: in a ring made with New, offset 0 is the first byte ever written;
+// a ring made with NewAt(size, off) mirrors a stream from offset off on,
+// numbered by whoever produced it. End() is the offset one past the newest
+// byte and Start() the oldest offset still held.
 //
 // A Ring is not safe for concurrent use: callers hold their own lock around
-// Write and every read. The zero value is not usable; call New.
+// Write and every read. The zero value is not usable; call New or NewAt.
 type Ring struct {
 	size int
-	// buf holds offset o at buf[o%size]. Until the stream first reaches size
-	// bytes, len(buf) may be shorter than size (it grows by doubling) and
-	// holds offsets 0..end-1 in place.
+	// buf holds offset o at buf[(o-base)%size]. Until the ring first
+	// wraps, len(buf) may be shorter than size (it grows by doubling) and
+	// holds offsets base..end-1 in place.
 	buf []byte
 	end int64
+	// base is the lowest offset the ring can hold: the offset given to
+	// NewAt, or End() after the last Skip. The ring never had the bytes
+	// below it, so Start() >= base.
+	base int64
 	// before is the byte at offset Start()-1, the last one dropped, valid
-	// when Start() > 0. LineIndex needs it to tell whether Start() itself
+	// when Start() > base. LineIndex needs it to tell whether Start() itself
 	// begins a line, and it is gone from buf by the time LineIndex.Write runs.
 	before byte
 }
 
 // New returns an empty Ring that keeps the last size bytes. A size <= 0 means
 // DefaultSize. Memory is allocated as output arrives, up to size bytes.
+// New(size) is NewAt(size, 0).
 func New(size int) *Ring {
+	return NewAt(size, 0)
+}
+
+// NewAt returns an empty Ring, like New, whose stream begins at absolute
+// offset off: Start() == End() == off, and the next byte written is offset
+// off. A client that replays a daemon's log from offset S uses NewAt(size, S)
+// so that its offsets are the daemon's.
+//
+// The bytes below off count as gone, not as never written: they existed, this
+// ring just never had them. ReadAt at an offset 0 <= o < Start() returns a
+// *GapError whose Lost() counts them, and AppendRange counts them in gone,
+// exactly as for bytes the ring dropped itself. NewAt panics if off < 0.
+func NewAt(size int, off int64) *Ring {
 	if size <= 0 {
 		size = DefaultSize
 	}
-	return &Ring{size: size}
+	if off < 0 {
+		panic(fmt.Sprintf("ring: NewAt offset %d is negative", off))
+	}
+	return &Ring{size: size, end: off, base: off}
 }
 
 // Size returns the ring's capacity in bytes.
 func (r *Ring) Size() int { return r.size }
 
-// Start returns the oldest offset still held: max(0, End()-Size()).
+// Start returns the oldest offset still held: End()-Size(), but not below
+// the offset the ring started at (0 for New, off for NewAt) or the End() it
+// skipped to last (Skip).
 func (r *Ring) Start() int64 {
-	return max(0, r.end-int64(r.size))
+	return max(r.base, r.end-int64(r.size))
 }
 
-// End returns the offset one past the newest byte, which is the number of
-// bytes ever written.
+// End returns the offset one past the newest byte: for a ring made with New
+// and never skipped, the number of bytes ever written.
 func (r *Ring) End() int64 { return r.end }
+
+// Skip records that the next n bytes of the stream are lost: they were
+// produced but never reached this ring, for instance because a client fell
+// behind the daemon it mirrors and was told "bytes From..To are gone" (call
+// Skip(To-From) with End() == From). End() advances by n without data, and
+// everything the ring held is dropped as well, since a ring holds one
+// contiguous run of offsets: Start() == End() afterwards, and reads below the
+// new End() return a *GapError. Read what is needed before skipping. Writes
+// continue at the new End().
+//
+// Skip(0) does nothing. Skip panics if n < 0, since offsets never go back.
+// A ring with a LineIndex must call LineIndex.Skip or LineIndex.SkipLines
+// right after.
+func (r *Ring) Skip(n int64) {
+	if n < 0 || n > math.MaxInt64-r.end {
+		panic(fmt.Sprintf("ring: Skip(%d) at offset %d", n, r.end))
+	}
+	if n == 0 {
+		return
+	}
+	r.end += n
+	r.base = r.end
+}
+
+// startsLine reports whether Start() is taken to begin a line: the byte before
+// it was '\n', or the ring never had that byte (Start() is the offset NewAt
+// or Skip left it at), in which case the line is taken to begin there.
+func (r *Ring) startsLine() bool {
+	return r.Start() == r.base || r.before == '\n'
+}
 
 // Write appends p to the stream. It never fails and always returns len(p).
 // If p is longer than the ring, only its last Size() bytes are kept, but End()
@@ -73,31 +129,31 @@ func (r *Ring) Write(p []byte) (int, error) {
 	// Save the byte just before the new start before it is overwritten.
 	// Since n > 0 the start moves, and newStart-1 is either in p or still
 	// held.
-	if newStart := end - size; newStart > 0 {
+	if newStart := end - size; newStart > r.base {
 		if i := newStart - 1; i >= r.end {
 			r.before = p[i-r.end]
 		} else {
-			r.before = r.buf[i%size]
+			r.before = r.buf[(i-r.base)%size]
 		}
 	}
 	if n > r.size {
 		p = p[n-r.size:]
 	}
-	if end > int64(len(r.buf)) && len(r.buf) < r.size {
-		r.grow(end)
+	if rel := end - r.base; rel > int64(len(r.buf)) && len(r.buf) < r.size {
+		r.grow(rel)
 	}
-	pos := int((end - int64(len(p))) % size)
+	pos := int((end - int64(len(p)) - r.base) % size)
 	c := copy(r.buf[pos:], p)
 	copy(r.buf, p[c:])
 	r.end = end
 	return n, nil
 }
 
-// grow enlarges buf, which has not wrapped yet, to hold offsets up to end.
-func (r *Ring) grow(end int64) {
-	n := int(min(max(int64(2*len(r.buf)), minAlloc, end), int64(r.size)))
+// grow enlarges buf, which has not wrapped yet, to hold rel bytes from base.
+func (r *Ring) grow(rel int64) {
+	n := int(min(max(int64(2*len(r.buf)), minAlloc, rel), int64(r.size)))
 	buf := make([]byte, n)
-	copy(buf, r.buf[:r.end])
+	copy(buf, r.buf[:r.end-r.base])
 	r.buf = buf
 }
 
@@ -107,7 +163,7 @@ func (r *Ring) segments(from, to int64) (a, b []byte) {
 	if from >= to {
 		return nil, nil
 	}
-	pos := int(from % int64(r.size))
+	pos := int((from - r.base) % int64(r.size))
 	n := int(to - from)
 	if pos+n <= len(r.buf) {
 		return r.buf[pos : pos+n], nil
@@ -120,7 +176,8 @@ func (r *Ring) segments(from, to int64) (a, b []byte) {
 // End() there is nothing yet: it returns 0 and io.EOF. Otherwise it copies
 // min(len(p), End()-off) bytes and returns a nil error even when that is less
 // than len(p); unlike io.ReaderAt, a short read here only means "no more
-// output yet".
+// output yet". Bytes below the offset a ring made with NewAt started at, and
+// bytes lost to Skip, are gone like dropped ones.
 func (r *Ring) ReadAt(p []byte, off int64) (int, error) {
 	switch {
 	case off < 0:

@@ -57,21 +57,22 @@ var class = func() (t [256]uint8) {
 }()
 
 func hasKeyword(s string) bool {
+	p := uint8(0) // the class of the byte before s[i]
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if class[c]&clKwStart == 0 {
-			continue
+		c := class[s[i]]
+		if c&clKwStart != 0 && (p&clAlnum == 0 || p&clLower != 0 && c&clUpper != 0) && keywordAt(s, i) {
+			return true // at the start of a word or of a CamelCase hump
 		}
-		if i > 0 {
-			p := class[s[i-1]]
-			if p&clAlnum != 0 && (p&clLower == 0 || class[c]&clUpper == 0) {
-				continue // inside a word and not at a CamelCase hump
-			}
-		}
-		for _, kw := range keywords[c|0x20-'a'] {
-			if len(s)-i >= len(kw) && s[i+1]|0x20 == kw[1] && strings.EqualFold(s[i:i+len(kw)], kw) {
-				return true
-			}
+		p = c
+	}
+	return false
+}
+
+// keywordAt reports whether one of keywords starts at s[i], a letter.
+func keywordAt(s string, i int) bool {
+	for _, kw := range keywords[s[i]|0x20-'a'] {
+		if len(s)-i >= len(kw) && s[i+1]|0x20 == kw[1] && strings.EqualFold(s[i:i+len(kw)], kw) {
+			return true
 		}
 	}
 	return false
@@ -84,7 +85,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // line, where path holds a letter and no space or colon; or is a Python
 // traceback frame.
 func isLocation(s string) bool {
-	s = strings.TrimLeft(s, " \t")
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
 	if strings.HasPrefix(s, `File "`) {
 		return strings.Contains(s, `", line `)
 	}

@@ -270,7 +270,7 @@ func (r *reducer) collapse() []entry {
 			j++
 		}
 		k := i
-		if r.DigitRun > 0 && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], lines[i]) && progressLike(lines[i]) {
+		if r.DigitRun > 0 && i+r.DigitRun <= len(lines) && progressLike(lines[i]) && sameShape(lines[i+r.DigitRun-1], lines[i]) {
 			for k < len(lines) && sameShape(lines[k], lines[i]) && !r.keep(lines[k]) {
 				k++
 			}

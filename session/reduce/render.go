@@ -3,6 +3,7 @@ package reduce
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -97,6 +98,7 @@ type Renderer struct {
 
 	lines []string // completed lines when Emit is nil
 	nums  []int64
+	store arena // the text of lines when Emit is nil
 
 	// The window: rows are ring[(start+i)%len(ring)] for i in [0, n).
 	ring     []row
@@ -121,32 +123,72 @@ type Renderer struct {
 	part     [utf8.UTFMax]byte // the start of a UTF-8 character split by a Write
 	npart    int
 
+	// noBulk says the line at the cursor is not plain text (see bulk),
+	// so that Write does not look at it again before the next line.
+	noBulk bool
+	batch  []span // lines found by bulk, not yet added to the window
+
 	scratch []byte
 }
+
+// A span is a line of plain text in a Write: p[start:end], w columns wide.
+type span struct{ start, end, w int }
 
 // A row is one line of the window. It keeps its text as UTF-8 bytes while
 // it is only appended to, or when it is ASCII (one byte per column), and
 // switches to one rune per column the first time non-ASCII text is edited
 // in place.
+//
+// A row that bulk filled with a line of plain text is frozen: its text is
+// s, which may share memory with other lines, and b and cells are unused.
+// Renderer.cur thaws it into b before anything edits it.
 type row struct {
 	b        []byte
 	cells    []rune
 	useCells bool
-	w        int   // width in columns
-	num      int64 // '\n' count when the row was created
+	frozen   bool
+	s        string // the text, if frozen
+	w        int    // width in columns
+	num      int64  // '\n' count when the row was created
 }
 
 func (l *row) reset(num int64) {
 	l.b, l.cells, l.useCells, l.w, l.num = l.b[:0], l.cells[:0], false, 0, num
+	l.frozen, l.s = false, ""
+}
+
+// thaw makes a frozen row editable.
+func (l *row) thaw() {
+	if l.frozen {
+		l.b, l.cells, l.useCells = append(l.b[:0], l.s...), l.cells[:0], false
+		l.frozen, l.s = false, ""
+	}
 }
 
 func (l *row) ascii() bool { return !l.useCells && len(l.b) == l.w }
 
 func (l *row) String() string {
-	if l.useCells {
+	switch {
+	case l.frozen:
+		return l.s
+	case l.useCells:
 		return string(l.cells)
 	}
 	return string(l.b)
+}
+
+// appendText appends the row's text to b.
+func (l *row) appendText(b []byte) []byte {
+	switch {
+	case l.frozen:
+		return append(b, l.s...)
+	case l.useCells:
+		for _, c := range l.cells {
+			b = utf8.AppendRune(b, c)
+		}
+		return b
+	}
+	return append(b, l.b...)
 }
 
 func (l *row) toCells() {
@@ -202,18 +244,67 @@ func (r *Renderer) init() {
 	r.n = 1
 }
 
-func (r *Renderer) row(i int) *row { return &r.ring[(r.start+i)%len(r.ring)] }
+// row returns row i of the window, 0 <= i < len(r.ring).
+func (r *Renderer) row(i int) *row {
+	k := r.start + i
+	if k >= len(r.ring) {
+		k -= len(r.ring)
+	}
+	return &r.ring[k]
+}
 
-func (r *Renderer) cur() *row { return r.row(r.y) }
+// cur returns the cursor's row, ready to edit.
+func (r *Renderer) cur() *row {
+	l := r.row(r.y)
+	l.thaw()
+	return l
+}
 
 func (r *Renderer) emit(l *row) {
-	s := l.String()
 	if r.Emit != nil {
-		r.Emit(s, l.num)
+		r.Emit(l.String(), l.num)
 		return
+	}
+	var s string
+	switch {
+	case l.frozen:
+		s = l.s
+	case l.useCells:
+		r.scratch = l.appendText(r.scratch[:0])
+		s = r.store.add(r.scratch)
+	default:
+		s = r.store.add(l.b)
 	}
 	r.lines = append(r.lines, s)
 	r.nums = append(r.nums, l.num)
+}
+
+// An arena holds the text of many lines in a few large allocations, so
+// that a million short lines do not take a million allocations. What it
+// has handed out is never written again.
+type arena struct {
+	b    *strings.Builder
+	next int // the size of the next chunk, if more than the default
+}
+
+const arenaChunk = 64 << 10
+
+// add returns p as a string.
+func (a *arena) add(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	if a.b == nil || a.b.Cap()-a.b.Len() < len(p) {
+		size := max(a.next, arenaChunk)
+		if len(p) > size/4 {
+			return string(p)
+		}
+		a.b, a.next = new(strings.Builder), 0
+		a.b.Grow(size)
+	}
+	n := a.b.Len()
+	a.b.Write(p)
+	return a.b.String()[n:]
 }
 
 // Write renders p. It always returns len(p), nil.
@@ -226,6 +317,12 @@ func (r *Renderer) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		switch r.st {
 		case stGround:
+			if !r.noBulk && r.x == 0 && r.y == r.n-1 && !r.detached && r.row(r.y).w == 0 {
+				p = p[r.bulk(p):]
+				if len(p) == 0 {
+					break
+				}
+			}
 			i := scanText(p)
 			if i > 0 {
 				r.printable(p[:i], i == len(p))
@@ -326,6 +423,147 @@ func scanText(p []byte) int {
 		}
 	}
 	return i
+}
+
+// nextSpecial returns the index in p of the first byte at or after i that
+// is a C0 control, DEL or not ASCII, or len(p) if there is none, eight
+// bytes at a time.
+func nextSpecial(p []byte, i int) int {
+	const (
+		lo  = 0x0101010101010101
+		hi  = 0x8080808080808080
+		sp  = 0x2020202020202020
+		del = 0x7f7f7f7f7f7f7f7f
+	)
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		// A byte's top bit is set in x-sp if it is below 0x20 (or at
+		// least 0xa0), in (x^del)-lo if it is 0x7f (or at least 0x80),
+		// and in x if it is at least 0x80. A borrow only comes from a
+		// byte that is flagged, so the lowest flag is exact.
+		if m := ((x - sp) | ((x ^ del) - lo) | x) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c >= 0x7f {
+			return i
+		}
+	}
+	return len(p)
+}
+
+// bulkBatch is how many lines bulk collects before it adds them.
+const bulkBatch = 1024
+
+// bulk renders the plain lines at the start of p and returns how many
+// bytes they take. The cursor must be at column 0 of an empty bottom row,
+// not detached, with no UTF-8 character pending. A plain line is text
+// without controls (valid UTF-8 without C1 controls) followed by '\n',
+// with any number of '\r' before it: Write would append it to the bottom
+// row and start a new one, which bulk does without the byte-at-a-time
+// parser. It stops at the end of p or at the first line that is not plain,
+// and then sets noBulk so that Write does not look at that line again.
+func (r *Renderer) bulk(p []byte) int {
+	batch := r.batch[:0]
+	i, done := 0, 0
+	for {
+		j := nextSpecial(p, i)
+		ascii := true
+		if j < len(p) && p[j] >= 0x80 {
+			ascii = false
+			j += scanText(p[j:])
+		}
+		k := j
+		for k < len(p) && p[k] == '\r' {
+			k++
+		}
+		if k == len(p) {
+			break // an unfinished line: Write shows it
+		}
+		if p[k] != '\n' {
+			r.noBulk = true
+			break
+		}
+		text, w := p[i:j], j-i
+		if !ascii {
+			if !utf8.Valid(text) || hasC1(text) {
+				r.noBulk = true
+				break
+			}
+			w = runeCount(text)
+		}
+		batch = append(batch, span{i, j, w})
+		i = k + 1
+		if len(batch) == bulkBatch {
+			r.addLines(p, batch)
+			batch, done = batch[:0], i
+		}
+	}
+	if len(batch) > 0 {
+		r.addLines(p, batch)
+		done = i
+	}
+	r.batch = batch[:0]
+	return done
+}
+
+// addLines adds the lines of p that bulk found, as Write would: each fills
+// the empty bottom row, and '\n' makes a new one.
+func (r *Renderer) addLines(p []byte, batch []span) {
+	var all string
+	base := batch[0].start
+	if r.Emit == nil {
+		// One string for the whole batch, line endings included.
+		all = r.store.add(p[base:batch[len(batch)-1].end])
+	}
+	str := func(sp span) string {
+		if r.Emit == nil {
+			return all[sp.start-base : sp.end-base]
+		}
+		return string(p[sp.start:sp.end])
+	}
+	if direct := len(batch) - (len(r.ring) - 1); direct > 0 {
+		// All rows above the cursor and the first lines of the batch
+		// scroll out of the window: emit them without going through it.
+		for r.n > 1 {
+			r.emit(r.row(0))
+			if r.start++; r.start == len(r.ring) {
+				r.start = 0
+			}
+			r.n--
+		}
+		r.y = 0
+		num := r.nl
+		if batch[0].w == 0 {
+			num = r.row(0).num // as if a row of no text was emitted
+		}
+		if r.Emit == nil {
+			for _, sp := range batch[:direct] {
+				r.lines = append(r.lines, all[sp.start-base:sp.end-base])
+				r.nums = append(r.nums, num)
+				r.nl++
+				num = r.nl
+			}
+		} else {
+			for _, sp := range batch[:direct] {
+				r.Emit(string(p[sp.start:sp.end]), num)
+				r.nl++
+				num = r.nl
+			}
+		}
+		r.row(0).reset(r.nl)
+		batch = batch[direct:]
+	}
+	for _, sp := range batch {
+		s := str(sp)
+		l := r.row(r.y)
+		if sp.w > 0 {
+			l.num = r.nl
+		}
+		l.s, l.frozen, l.useCells, l.w = s, true, false, sp.w
+		r.lf(true)
+	}
 }
 
 // printable renders a run of bytes without C0 controls. atEnd says the run
@@ -517,12 +755,15 @@ func (r *Renderer) lf(nl bool) {
 	}
 	if r.n == len(r.ring) {
 		r.emit(r.row(0))
-		r.start = (r.start + 1) % len(r.ring)
+		if r.start++; r.start == len(r.ring) {
+			r.start = 0
+		}
 	} else {
 		r.n++
 	}
 	r.y = r.n - 1
-	r.cur().reset(r.nl)
+	r.row(r.y).reset(r.nl)
+	r.noBulk = false
 }
 
 func (r *Renderer) up(k int)   { r.y = max(r.y-k, 0) }
@@ -790,7 +1031,8 @@ func (r *Renderer) Flush() {
 		r.emit(l)
 	}
 	r.n, r.y, r.x = 1, 0, 0
-	r.cur().reset(r.nl)
+	r.row(0).reset(r.nl)
+	r.noBulk = false
 }
 
 // Lines returns the lines completed so far when Emit is nil, and their nums
@@ -825,6 +1067,11 @@ func Render(p []byte) []string {
 // Renderer.Emit), for Options.LineNumbers.
 func RenderNumbered(p []byte) (lines []string, nums []int64) {
 	var r Renderer
+	// Most streams have about one line per '\n', and little more text
+	// than bytes: make room for them up front.
+	n := bytes.Count(p, []byte{'\n'}) + 1
+	r.lines, r.nums = make([]string, 0, n), make([]int64, 0, n)
+	r.store.next = len(p) + len(p)/16
 	r.Write(p)
 	r.Flush()
 	return r.Lines()

@@ -17,8 +17,6 @@ const (
 	// character whose first byte was fed already (vt's parser takes any byte
 	// as a continuation byte, ESC included).
 	cancelSeq = "\x18\x18\x18"
-	// resetSeq is RIS, then ED 3 because vt's RIS keeps the scrollback.
-	resetSeq = "\x1bc\x1b[3J"
 	// maxPartial is how much of an unfinished control string at the end of
 	// a backlog is kept; beyond it only the introducer is, so that the
 	// rest of the string still reaches the emulator as a string.

@@ -29,16 +29,26 @@
 // # Floods
 //
 // When the backlog holds more lines than the screen and the scrollback can
-// keep, or more than 64 KiB, only a tail is replayed: the emulator is reset
-// and fed from a line boundary that many lines before the end, at most
-// 64 KiB. Whole alternate-screen sessions in the backlog are skipped over,
-// since they leave no trace on the normal screen; if the program is on the
-// alternate screen at the end, the replay ends with that session from its
-// start (or its last 64 KiB). Write itself cuts the backlog this way
-// whenever it exceeds 256 KiB, so memory stays bounded however long nobody
-// looks. The cut is exact for line-oriented output, which is where floods
-// come from; state set only in the skipped part (a scroll region, colours)
-// is lost, and a query in the skipped part goes unanswered.
+// keep, or more than 64 KiB, only its tail is replayed: the last rows plus
+// scrollback lines, at most 64 KiB, from a line boundary. Skipped lines
+// become empty ones (up to a screenful), so that the tail lands on the
+// rows it would have. Whole alternate-screen sessions in the backlog are
+// skipped, since they leave no trace on the normal screen; if the program
+// is on the alternate screen at the end, the replay ends with that session
+// from its start (or its last 64 KiB). Large control strings (an OSC 52
+// clipboard copy, an image) are skipped. If the budget ends inside one
+// line (a progress bar redrawn with carriage returns, a minified file), the
+// replay starts at a carriage return or a screen row of that line and
+// keeps the lines just before it, such as the command line. Write cuts the
+// backlog the same way whenever it exceeds 256 KiB, so memory stays bounded
+// however long nobody looks.
+//
+// For line-oriented output the cut loses nothing the emulator would have
+// kept. State set only in the skipped part (a scroll region, colours) is
+// lost, a query in it goes unanswered, and a full-screen program that
+// redraws only what changed may leave parts of its screen blank or stale
+// until its next full redraw. Catching up after a flood costs about 15 ms
+// on 80x24 and 70 ms on 200x50 with the default 1000 lines of scrollback.
 //
 // # Concurrency
 //

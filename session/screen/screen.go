@@ -34,7 +34,9 @@ const (
 type Options struct {
 	// Scrollback is the number of lines kept after they scroll off the top
 	// of the normal screen. Zero or less means 1000. A flood (see the
-	// package documentation) keeps at most about 64 KiB of them.
+	// package documentation) keeps at most about 64 KiB of them. vt
+	// stores about 15 KB per full 80-column line, and more lines make the
+	// catch-up after a flood slower.
 	Scrollback int
 
 	// Reply receives the terminal's answers to queries the program makes
@@ -59,8 +61,7 @@ var defaultLimits = limits{quiet: quietDelay, maxBacklog: maxBacklog, maxReplay:
 // screen snapshots out. All its methods are safe for concurrent use.
 //
 // Write never waits for the emulator. Snapshot, Scrollback, Resize and Reset
-// bring the emulator up to date first, which takes at most a few tens of
-// milliseconds after a flood.
+// wait for it.
 type Screen struct {
 	lim        limits
 	scrollback int
@@ -136,19 +137,9 @@ func newScreen(rows, cols int, opts Options, lim limits) *Screen {
 	// vt's Write blocks on a query until its answer is read from the
 	// emulator, so something must always be reading.
 	replies := make(chan []byte, replyQueue)
-	s.wg.Add(3)
-	go func() {
-		defer s.wg.Done()
-		s.drain(replies)
-	}()
-	go func() {
-		defer s.wg.Done()
-		s.answer(replies)
-	}()
-	go func() {
-		defer s.wg.Done()
-		s.run()
-	}()
+	s.wg.Go(func() { s.drain(replies) })
+	s.wg.Go(func() { s.answer(replies) })
+	s.wg.Go(s.run)
 	return s
 }
 
@@ -170,7 +161,10 @@ func (s *Screen) Write(p []byte) (int, error) {
 	if len(s.pend.buf) > s.lim.maxBacklog {
 		old := s.pend.buf
 		s.pend, s.sc = compact(s.cbuf, &s.pend, &s.sc, s.cutLocked())
-		s.cbuf = old[:0]
+		s.cbuf = nil
+		if cap(old) <= 2*s.lim.maxBacklog { // not after one huge Write
+			s.cbuf = old[:0]
+		}
 	}
 	s.writes++
 	if query {
@@ -206,7 +200,8 @@ func (s *Screen) AltScreen() bool {
 }
 
 // Snapshot brings the emulator up to date with everything written so far
-// and returns the screen.
+// and returns the screen. After a flood, only its tail is replayed (see the
+// package documentation), which takes at most a few tens of milliseconds.
 func (s *Screen) Snapshot() Snapshot {
 	s.emuMu.Lock()
 	defer s.emuMu.Unlock()
@@ -296,8 +291,8 @@ func (s *Screen) Reset() {
 	s.pend.reset(&s.sc)
 	s.urgent = false
 	s.mu.Unlock()
-	_, _ = s.emu.Write([]byte(cancelSeq + resetSeq)) // never fails
-	s.emu.ClearScrollback()
+	_, _ = s.emu.Write([]byte(cancelSeq + "\x1bc")) // RIS; vt's Write never fails
+	s.emu.ClearScrollback()                         // which RIS keeps in vt
 }
 
 // Close stops the Screen's goroutines and waits for them. It is idempotent

@@ -1,0 +1,121 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// meta is what ttymux stores with a session kept by an agent, so that a
+// restarted server picks it up exactly where the last one left it: the same
+// name, the shell integration's nonce, what the model has already been
+// shown, and the command it is waiting on.
+type meta struct {
+	Name       string `json:"name,omitempty"`
+	Transport  string `json:"transport,omitempty"`
+	Nonce      string `json:"nonce,omitempty"`
+	Shell      bool   `json:"shell,omitempty"`
+	Integrated bool   `json:"integrated,omitempty"`
+	ReadOff    int64  `json:"read_off"`
+	// The last command sent, for read {wait: true} after a restart.
+	CmdOff      int64 `json:"cmd_off,omitempty"`
+	CmdAtPrompt bool  `json:"cmd_at_prompt,omitempty"`
+	CmdAnchor   int64 `json:"cmd_anchor,omitempty"`
+	HasCmd      bool  `json:"has_cmd,omitempty"`
+}
+
+func decodeMeta(b []byte) meta {
+	var m meta
+	_ = json.Unmarshal(b, &m) // a session made by someone else has none: zero meta
+	return m
+}
+
+func (m meta) encode() []byte {
+	b, _ := json.Marshal(m) // plain fields: cannot fail
+	return b
+}
+
+// command rebuilds the pending command an earlier server was waiting on.
+func (m meta) command() *command {
+	if !m.HasCmd {
+		return nil
+	}
+	c := newCommand(m.CmdOff, time.Now(), "", nil)
+	c.atPrompt = m.CmdAtPrompt
+	if m.CmdAnchor > 0 {
+		c.anchor = m.CmdAnchor
+	}
+	return c
+}
+
+// keptConn is what a kept session's Conn offers beyond transport.Conn.
+type keptConn interface {
+	SetMeta(meta []byte) error
+}
+
+// persist stores the session's current metadata with the agent when it
+// changed. It is cheap: one small frame on the agent socket.
+func (s *Session) persist() {
+	if !s.kept {
+		return
+	}
+	kc, ok := s.conn.(keptConn)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	m := s.meta
+	m.ReadOff = s.readOff
+	m.Integrated = m.Integrated || s.ready
+	if c := s.cmd; c != nil {
+		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.sendOff, c.atPrompt
+		m.CmdAnchor = max(c.anchor, 0)
+	}
+	changed := m != s.meta
+	s.meta = m
+	s.mu.Unlock()
+	if !changed {
+		return
+	}
+	if err := kc.SetMeta(m.encode()); err != nil {
+		s.log.Warn("store session metadata with the agent", "err", err)
+	}
+}
+
+// waitCaughtUp waits until the replay of a kept session's output has reached
+// end (the agent's end offset when we attached), the session ended, or d
+// elapsed.
+func (s *Session) waitCaughtUp(ctx context.Context, end int64, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		done, ch := s.ring.End() >= end || s.exited, s.changed
+		s.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Kill ends the session: a kept session is ended in its agent, an in-process
+// one is hung up.
+func (s *Session) Kill(ctx context.Context) error {
+	if s.kept && s.keeper != nil {
+		if err := s.keeper.Kill(ctx, s.id); err != nil {
+			s.log.Warn("kill kept session", "err", err)
+		}
+	}
+	return s.Close()
+}
+
+// Persistent reports whether the session is kept by an agent and survives
+// the server.
+func (s *Session) Persistent() bool { return s.kept }
