@@ -271,7 +271,14 @@ func (s *Session) fill(r *Result, from, to int64, raw bool) {
 		lines = lines[:len(lines)-1]
 	}
 	id := s.id
+	digitRun := 0 // the reducer's default
+	if len(lines) <= reduce.DefaultMaxLines {
+		// Short output is shown whole: collapsing lines that differ only
+		// in digits loses information for no real saving.
+		digitRun = -1
+	}
 	red := reduce.Reduce(lines, reduce.Options{
+		DigitRun:    digitRun,
 		FirstLine:   first,
 		LineNumbers: nums,
 		ReadHint: func(a, z int64) string {

@@ -293,20 +293,6 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 		return nil, fmt.Errorf("%w: no agent keeps sessions for this server", transport.ErrNoSession)
 	}
 	id := idOrName
-	kept, err := k.List(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("ask the agent for its sessions: %w", err)
-	}
-	found := false
-	for _, ks := range kept {
-		if ks.ID == idOrName || decodeMeta(ks.Meta).Name == idOrName && idOrName != "" {
-			id, found = ks.ID, true
-			break
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("%w: %q", transport.ErrNoSession, idOrName)
-	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -323,18 +309,31 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 	m.pending++
 	m.mu.Unlock()
 	s, err := m.attach(ctx, k, id)
+	if errors.Is(err, transport.ErrNoSession) {
+		// Perhaps a name given at open_local.
+		if kept, lerr := k.List(ctx); lerr == nil {
+			for _, ks := range kept {
+				if n := decodeMeta(ks.Meta).Name; n != "" && n == idOrName {
+					s, err = m.attach(ctx, k, ks.ID)
+					break
+				}
+			}
+		}
+	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.pending--
 	if err != nil {
+		m.mu.Unlock()
 		return nil, err
 	}
-	if old := m.sessions[id]; old != nil {
-		// Another call attached it meanwhile: keep one.
-		go s.Close()
+	if old := m.sessions[s.id]; old != nil {
+		// Another call attached it meanwhile: keep that one.
+		m.mu.Unlock()
+		_ = s.Close() // detaching the duplicate; nothing to report
 		return old, nil
 	}
-	m.sessions[id] = s
+	m.sessions[s.id] = s
+	m.mu.Unlock()
 	return s, nil
 }
 
