@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,6 +51,27 @@ func BenchmarkEchoInMemory(b *testing.B) {
 func BenchmarkEchoStdio(b *testing.B) {
 	cmd := serverCmd(b)
 	cmd.Stderr = io.Discard
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchEcho(b, cs)
+}
+
+// BenchmarkEchoStdioPersistent: echo round trip over stdio when the
+// session is kept by the agent (the default for open_local).
+func BenchmarkEchoStdioPersistent(b *testing.B) {
+	runtime := shortTempDir(b)
+	env := testEnv(b, runtime)
+	cmd := exec.Command(ttymuxBinary(b), "mcp")
+	cmd.Env = env
+	cmd.Stderr = io.Discard
+	b.Cleanup(func() {
+		stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(b)), "ttymux-agent"), "stop", "--force")
+		stop.Env = env
+		_ = stop.Run() // best effort
+	})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -46,6 +46,12 @@ func ttymuxBinary(t testing.TB) string {
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		// The agent sits beside ttymux, where ttymux looks for it.
+		out, err = exec.Command("go", "build", "-o", filepath.Join(buildDir, "ttymux-agent"), "../ttymux-agent").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ttymux-agent: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
@@ -54,12 +60,34 @@ func ttymuxBinary(t testing.TB) string {
 	return binPath
 }
 
-// serverCmd returns the built server with a deterministic environment.
+// serverCmd returns the built server with a deterministic environment and
+// sessions kept in this process.
 func serverCmd(t testing.TB) *exec.Cmd {
-	cmd := exec.Command(ttymuxBinary(t), "mcp")
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "TTYMUX_LOG=debug")
+	cmd := exec.Command(ttymuxBinary(t), "mcp", "-no-agent")
+	cmd.Env = testEnv(t, t.TempDir())
 	return cmd
+}
+
+// testEnv is a deterministic environment whose agent socket lives under
+// runtime (a private XDG_RUNTIME_DIR).
+func testEnv(t testing.TB, runtime string) []string {
+	home := t.TempDir()
+	return append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=debug")
+}
+
+// shortTempDir returns a directory with a path short enough for a Unix
+// socket inside it.
+func shortTempDir(t testing.TB) string {
+	d, err := os.MkdirTemp("", "ttm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
 
 // TestStdioOnlyJSONRPC drives the built binary over stdio the way Claude
@@ -185,4 +213,87 @@ func TestStdioGoClient(t *testing.T) {
 	if r.ExitCode == nil || *r.ExitCode != 7 {
 		t.Fatalf("exit code = %v, want 7", r.ExitCode)
 	}
+}
+
+// TestKillNineResumes is the persistence promise end to end: the server is
+// killed with SIGKILL while a command prints ticks; a second server, given
+// only the session_id, returns the rest; every tick arrives exactly once,
+// and the shell state set before the kill is still there.
+func TestKillNineResumes(t *testing.T) {
+	runtime := shortTempDir(t)
+	env := testEnv(t, runtime)
+	startServer := func() (*exec.Cmd, *mcp.ClientSession) {
+		cmd := exec.Command(ttymuxBinary(t), "mcp")
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
+		}
+		return cmd, cs
+	}
+	t.Cleanup(func() {
+		// Stop the agent the first server started.
+		stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(t)), "ttymux-agent"), "stop", "--force")
+		stop.Env = env
+		_ = stop.Run() // best effort
+	})
+
+	cmd1, cs1 := startServer()
+	var open OpenOut
+	call(t, cs1, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
+	if !open.Persistent || !open.Integrated {
+		t.Fatalf("open_local: %+v", open)
+	}
+	var r1 struct {
+		Output   string `json:"output"`
+		Complete bool   `json:"complete"`
+	}
+	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": "export VAR=before-kill"}, &r1)
+	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": "for i in $(seq 1 50); do echo tick-$i; sleep 0.05; done", "timeout_ms": 600}, &r1)
+	if r1.Complete {
+		t.Fatalf("loop finished early: %+v", r1)
+	}
+	if err := cmd1.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cs1.Close()
+	_ = cmd1.Wait()
+
+	_, cs2 := startServer()
+	defer cs2.Close()
+	var r2 struct {
+		Output   string `json:"output"`
+		Complete bool   `json:"complete"`
+		Via      string `json:"via"`
+	}
+	call(t, cs2, "read", map[string]any{"session_id": open.ID, "wait": true, "timeout_ms": 20000}, &r2)
+	if !r2.Complete || r2.Via != "exit-code" {
+		t.Fatalf("read after restart: %+v", r2)
+	}
+	var ticks []string
+	for _, l := range strings.Split(r1.Output+"\n"+r2.Output, "\n") {
+		if l != "" {
+			ticks = append(ticks, l)
+		}
+	}
+	if len(ticks) != 50 {
+		t.Fatalf("%d ticks, want 50 exactly once\nbefore kill: %q\nafter: %q", len(ticks), r1.Output, r2.Output)
+	}
+	for i, l := range ticks {
+		if l != fmt.Sprintf("tick-%d", i+1) {
+			t.Fatalf("tick %d is %q\nbefore kill: %q\nafter: %q", i+1, l, r1.Output, r2.Output)
+		}
+	}
+	var r3 struct {
+		Output string `json:"output"`
+	}
+	call(t, cs2, "send", map[string]any{"session_id": open.ID, "text": "echo $VAR"}, &r3)
+	if r3.Output != "before-kill" {
+		t.Fatalf("state after restart: %q", r3.Output)
+	}
+	call(t, cs2, "close", map[string]any{"session_id": open.ID}, nil)
 }
