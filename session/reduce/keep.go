@@ -1,6 +1,10 @@
 package reduce
 
-import "strings"
+import (
+	"encoding/binary"
+	"math/bits"
+	"strings"
+)
 
 // keywords are the words that make a line look like an error or a warning,
 // lower case, grouped by first letter. A keyword matches case-insensitively
@@ -31,7 +35,95 @@ var keywords = [26][]string{
 // regexp because it runs over every line in the elided middle of a fold,
 // which can be millions.
 func looksLikeError(s string) bool {
-	return hasKeyword(s) || isLocation(s)
+	_, keep := lineInfo(s)
+	return keep
+}
+
+// lineInfo returns progressLike(s) and looksLikeError(s), reading s once.
+func lineInfo(s string) (progress, keep bool) {
+	progress, kw, letter := scanLine(s)
+	// A location has a letter in its path, or is `File "`.
+	return progress, kw || letter && isLocation(s)
+}
+
+// kwNext[c], for the first letter c of keywords in either case, has bit
+// k-'a' set for the second letter k of each keyword that starts with c.
+var kwNext = func() (t [256]uint32) {
+	for c := 'a'; c <= 'z'; c++ {
+		for _, kw := range keywords[c-'a'] {
+			t[c] |= 1 << (kw[1] - 'a')
+			t[c-0x20] |= 1 << (kw[1] - 'a')
+		}
+	}
+	return t
+}()
+
+// Constants for working on the eight bytes of a uint64 at once.
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+	m7  = 0x7f7f7f7f7f7f7f7f
+)
+
+// scanLine reports whether s holds an ASCII digit and a letter (as
+// progressLike tests), whether it holds one of keywords (as hasKeyword
+// finds them), and whether it holds an ASCII letter or a non-ASCII byte.
+// It looks at eight bytes at a time: it runs over every line of output
+// that may be folded.
+func scanLine(s string) (progress, keyword, letter bool) {
+	var dig, let, prevA, prevLower uint64
+	for i := 0; i < len(s); i += 8 {
+		x := word(s, i)
+		// Each byte's top bit in d, l and u says whether it is a digit, a
+		// letter or an upper-case letter: (lo8*(127+n) - b) & (b +
+		// lo8*(127-m)) has the top bit set for a 7-bit b when m < b < n,
+		// with no carry between bytes, and ^x clears it for b >= 0x80.
+		xm := x & m7
+		d := (lo8*(127+':') - xm) & ^x & (xm + lo8*(127-'/')) & hi8
+		y := x | lo8*0x20 // fold case
+		ym := y & m7
+		l := (lo8*(127+'{') - ym) & ^y & (ym + lo8*(127-'`')) & hi8
+		u := (lo8*(127+'[') - xm) & ^x & (xm + lo8*(127-'@')) & hi8
+		dig |= d
+		let |= l | x&hi8
+		a, lower := d|l, l&^u
+		// Letters that start a word or a CamelCase hump, as in hasKeyword.
+		cand := l&^(a<<8|prevA) | u&(lower<<8|prevLower)
+		prevA, prevLower = a>>56, lower>>56
+		for ; cand != 0 && !keyword; cand &= cand - 1 {
+			keyword = keywordAt(s, i+bits.TrailingZeros64(cand)>>3)
+		}
+	}
+	return dig != 0 && let != 0, keyword, let != 0
+}
+
+// word returns s[i:i+8] as a little-endian uint64, with zero bytes past the
+// end of s.
+func word(s string, i int) uint64 {
+	if i+8 <= len(s) {
+		return binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+	}
+	return tail(s, i)
+}
+
+// tail is word for the last, short word of s.
+func tail(s string, i int) uint64 {
+	n := len(s) - i
+	switch {
+	case len(s) >= 8: // the last 8 bytes, shifted to drop those before i
+		return binary.LittleEndian.Uint64([]byte(s[len(s)-8:])) >> (8 * (8 - n))
+	case n >= 4: // two loads that overlap
+		a := uint64(binary.LittleEndian.Uint32([]byte(s[i : i+4])))
+		b := uint64(binary.LittleEndian.Uint32([]byte(s[len(s)-4:])))
+		return a | b<<(8*(n-4))
+	case n >= 2:
+		a := uint64(binary.LittleEndian.Uint16([]byte(s[i : i+2])))
+		b := uint64(binary.LittleEndian.Uint16([]byte(s[len(s)-2:])))
+		return a | b<<(8*(n-2))
+	case n == 1:
+		return uint64(s[i])
+	}
+	return 0
 }
 
 // Byte classes for hasKeyword.
@@ -70,6 +162,10 @@ func hasKeyword(s string) bool {
 
 // keywordAt reports whether one of keywords starts at s[i], a letter.
 func keywordAt(s string, i int) bool {
+	// Every keyword has at least 4 bytes; kwNext rules out most letters.
+	if len(s)-i < 4 || kwNext[s[i]]>>((s[i+1]|0x20)-'a')&1 == 0 {
+		return false
+	}
 	for _, kw := range keywords[s[i]|0x20-'a'] {
 		if len(s)-i >= len(kw) && s[i+1]|0x20 == kw[1] && strings.EqualFold(s[i:i+len(kw)], kw) {
 			return true

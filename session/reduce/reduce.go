@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -93,14 +94,18 @@ const (
 	kRepeat      // "previous line repeated" marker
 	kDigits      // digit-run marker
 	kMarker      // fold marker
+	kLines       // lines from to to, each shown as is: to-from+1 entries
 )
 
-// An entry is one line of reduced output. Before folding, entries cover
-// the input lines in order without gaps: a kLine shows line from, a
+// An entry is one line of reduced output, or with kind kLines a run of
+// them. Before folding, entries cover the input lines in order without
+// gaps: a kLine shows line from, kLines each of the lines from to to, a
 // collapse marker covers lines from to to. Fold markers (kMarker) cover
-// nothing. Markers' text is msgs[msg]. An entry is small because there is
-// one per input line: a million of them for seq 1 1000000. (int32 limits
-// input to 2³¹ lines, which would take 32 GiB of string headers.)
+// nothing. Markers' text is msgs[msg]. Lines that no rule applies to are
+// most of the output (all of seq 1 1000000) and become one kLines entry
+// per run, so that collapsing and folding a million lines takes no
+// memory per line. (int32 limits input to 2³¹ lines, which would take 32
+// GiB of string headers.)
 type entry struct {
 	from, to int32
 	msg      int32
@@ -128,6 +133,71 @@ func (r *reducer) marker(k kind, from, to int, text string) entry {
 }
 
 func line(i int, nokeep bool) entry { return entry{from: int32(i), to: int32(i), nokeep: nokeep} }
+
+// size returns how many entries of output e stands for.
+func (e entry) size() int {
+	if e.kind == kLines {
+		return int(e.to-e.from) + 1
+	}
+	return 1
+}
+
+// An index locates the entries that a list of entries with kLines runs
+// stands for: entry v of output is in es[c] with starts[c] <= v <
+// starts[c+1].
+type index struct {
+	es     []entry
+	starts []int
+}
+
+func newIndex(es []entry) index {
+	starts := make([]int, len(es)+1)
+	for c, e := range es {
+		starts[c+1] = starts[c] + e.size()
+	}
+	return index{es, starts}
+}
+
+// len returns how many entries of output there are.
+func (x index) len() int { return x.starts[len(x.es)] }
+
+// find returns the c for which es[c] holds entry v.
+func (x index) find(v int) int {
+	c, found := slices.BinarySearch(x.starts, v) // starts increase strictly
+	if !found {
+		c--
+	}
+	return c
+}
+
+// at returns entry v.
+func (x index) at(v int) entry {
+	c := x.find(v)
+	e := x.es[c]
+	if e.kind == kLines {
+		return line(int(e.from)+v-x.starts[c], e.nokeep)
+	}
+	return e
+}
+
+// expand appends entries a to b to out, as lines rather than runs.
+func (x index) expand(out []entry, a, b int) []entry {
+	if a >= b {
+		return out
+	}
+	for c := x.find(a); c < len(x.es) && x.starts[c] < b; c++ {
+		e := x.es[c]
+		if e.kind != kLines {
+			out = append(out, e)
+			continue
+		}
+		lo, hi := max(a, x.starts[c]), min(b, x.starts[c+1])
+		for v := lo; v < hi; v++ {
+			out = append(out, line(int(e.from)+v-x.starts[c], e.nokeep))
+		}
+	}
+	return out
+}
 
 // Reduce shortens rendered output lines for a model to read, in three
 // steps, and never hides a line without a marker in its place that says
@@ -263,18 +333,30 @@ func (r *reducer) span(i, j int) (from, to int64) {
 
 func (r *reducer) collapse() []entry {
 	lines := r.lines
-	es := make([]entry, 0, len(lines)) // runs of 3 or more become 2 or 3 entries
+	var es []entry
 	for i := 0; i < len(lines); {
+		s := lines[i]
 		j := i + 1
-		for j < len(lines) && lines[j] == lines[i] {
+		for j < len(lines) && lines[j] == s {
 			j++
 		}
+		// With the built-in keep test, one pass over the line finds both
+		// whether it may start a digit run and whether it is kept, which
+		// saves fold from testing it again. (A kept line cannot start a
+		// digit run: the run ends before it.)
+		progress, keep := false, false
+		if r.KeepPattern == nil {
+			progress, keep = lineInfo(s)
+		} else {
+			progress = progressLike(s)
+		}
 		k := i
-		if r.DigitRun > 0 && i+r.DigitRun <= len(lines) && progressLike(lines[i]) && sameShape(lines[i+r.DigitRun-1], lines[i]) {
-			for k < len(lines) && sameShape(lines[k], lines[i]) && !r.keep(lines[k]) {
+		if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
+			for k < len(lines) && sameShape(lines[k], s) && !r.keep(lines[k]) {
 				k++
 			}
 		}
+		nokeep := r.KeepPattern == nil && !keep
 		ident, run := j-i, k-i
 		switch {
 		case run >= r.DigitRun && r.DigitRun > 0 && !(ident >= 3 && 2*ident >= run):
@@ -286,12 +368,20 @@ func (r *reducer) collapse() []entry {
 				line(k-1, true))
 			i = k
 		case ident >= 3:
-			es = append(es, line(i, false),
+			es = append(es, line(i, nokeep),
 				r.marker(kRepeat, i+1, j-1, fmt.Sprintf(
 					"[… previous line repeated %s more times]", commas(int64(ident-1)))))
 			i = j
-		default:
+		case keep:
 			es = append(es, line(i, false))
+			i++
+		default:
+			// A line not known to be kept joins the run before it.
+			if n := len(es) - 1; n >= 0 && es[n].kind == kLines && es[n].to == int32(i-1) {
+				es[n].to++
+			} else {
+				es = append(es, entry{kind: kLines, from: int32(i), to: int32(i), nokeep: nokeep})
+			}
 			i++
 		}
 	}
@@ -321,21 +411,24 @@ func (r *reducer) what(n int) string {
 // to show, how many lines matching the keep pattern it kept from the
 // middle, and how many more it elided for want of room.
 func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
-	if r.MaxLines < 0 || len(es) <= r.MaxLines || len(es) <= r.Head+r.Tail {
-		return es, 0, 0
+	x := newIndex(es)
+	n := x.len()
+	if r.MaxLines < 0 || n <= r.MaxLines || n <= r.Head+r.Tail {
+		return x.expand(make([]entry, 0, n), 0, n), 0, 0
 	}
-	mid := es[r.Head : len(es)-r.Tail]
+	lo, hi := r.Head, n-r.Tail // the middle is entries lo to hi
 	out = make([]entry, 0, r.Head+r.Tail+2*maxKept+2)
-	out = append(out, es[:r.Head]...)
-	gap := 0 // start of the current gap in mid
+	out = x.expand(out, 0, lo)
+	gap := lo // start of the current gap
 	first := true
-	marker := func(a, b int) { // elide mid[a:b]
+	marker := func(a, b int) { // elide entries a to b
 		if a == b {
 			return
 		}
-		rows := int(mid[b-1].to-mid[a].from) + 1
+		ea, eb := x.at(a), x.at(b-1)
+		rows := int(eb.to-ea.from) + 1
 		res.Elided += int64(rows)
-		from, to := r.span(int(mid[a].from), int(mid[b-1].to))
+		from, to := r.span(int(ea.from), int(eb.to))
 		var text string
 		switch {
 		case extra > 0:
@@ -351,26 +444,42 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		first = false
 		out = append(out, r.marker(kMarker, 0, 0, text))
 	}
-	for i := 0; i < len(mid); i++ {
-		e := mid[i]
-		if e.kind != kLine || e.nokeep || !r.keep(r.lines[e.from]) {
-			continue
-		}
+	// keepAt keeps entry v, line i, if there is room.
+	keepAt := func(v int, e entry) bool {
 		if kept == maxKept {
 			extra++
+			return false
+		}
+		marker(gap, v)
+		out = append(out, e)
+		gap = v + 1
+		kept++
+		return true
+	}
+	for c := x.find(lo); c < len(es) && x.starts[c] < hi; c++ {
+		e := es[c]
+		if e.nokeep {
 			continue
 		}
-		marker(gap, i)
-		out = append(out, e)
-		if i+1 < len(mid) && mid[i+1].kind == kRepeat {
-			i++
-			out = append(out, mid[i])
+		switch e.kind {
+		case kLine:
+			v := x.starts[c]
+			if r.keep(r.lines[e.from]) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
+				// Keep the count of the line's repeats with it.
+				c++
+				out = append(out, es[c])
+				gap++
+			}
+		case kLines:
+			for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
+				if i := int(e.from) + v - x.starts[c]; r.keep(r.lines[i]) {
+					keepAt(v, line(i, false))
+				}
+			}
 		}
-		gap = i + 1
-		kept++
 	}
-	marker(gap, len(mid))
-	out = append(out, es[len(es)-r.Tail:]...)
+	marker(gap, hi)
+	out = x.expand(out, hi, n)
 	return out, kept, extra
 }
 

@@ -317,7 +317,7 @@ func (r *Renderer) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		switch r.st {
 		case stGround:
-			if !r.noBulk && r.x == 0 && r.y == r.n-1 && !r.detached && r.row(r.y).w == 0 {
+			if l := r.row(r.y); !r.noBulk && r.x == 0 && r.y == r.n-1 && !r.detached && l.w == 0 && !l.useCells {
 				p = p[r.bulk(p):]
 				if len(p) == 0 {
 					break
@@ -457,8 +457,9 @@ func nextSpecial(p []byte, i int) int {
 const bulkBatch = 1024
 
 // bulk renders the plain lines at the start of p and returns how many
-// bytes they take. The cursor must be at column 0 of an empty bottom row,
-// not detached, with no UTF-8 character pending. A plain line is text
+// bytes they take. The cursor must be at column 0 of an empty bottom row
+// that holds bytes rather than cells (see row: a row of cells pads
+// differently), not detached, with no UTF-8 character pending. A plain line is text
 // without controls (valid UTF-8 without C1 controls) followed by '\n',
 // with any number of '\r' before it: Write would append it to the bottom
 // row and start a new one, which bulk does without the byte-at-a-time
@@ -466,7 +467,7 @@ const bulkBatch = 1024
 // and then sets noBulk so that Write does not look at that line again.
 func (r *Renderer) bulk(p []byte) int {
 	batch := r.batch[:0]
-	i, done := 0, 0
+	i, done, stop := 0, 0, false
 	for {
 		j := nextSpecial(p, i)
 		ascii := true
@@ -482,13 +483,13 @@ func (r *Renderer) bulk(p []byte) int {
 			break // an unfinished line: Write shows it
 		}
 		if p[k] != '\n' {
-			r.noBulk = true
+			stop = true
 			break
 		}
 		text, w := p[i:j], j-i
 		if !ascii {
 			if !utf8.Valid(text) || hasC1(text) {
-				r.noBulk = true
+				stop = true
 				break
 			}
 			w = runeCount(text)
@@ -504,7 +505,7 @@ func (r *Renderer) bulk(p []byte) int {
 		r.addLines(p, batch)
 		done = i
 	}
-	r.batch = batch[:0]
+	r.batch, r.noBulk = batch[:0], stop
 	return done
 }
 
