@@ -45,6 +45,9 @@ type AttachReply struct {
 	From    int64 // first offset that will be delivered
 	Lost    int64 // bytes asked for that have left the ring
 	Session SessionInfo
+	// FromLine is the 1-based number of the line holding offset From
+	// (appended after Session; 0 from an agent that predates it).
+	FromLine int64
 }
 
 // SessionInfo describes one session held by the agent.
@@ -138,6 +141,11 @@ func (e *enc) strs(ss []string) {
 }
 
 // dec reads fields; the first error sticks.
+//
+// A field that starts where the payload ends is absent, not malformed: it
+// decodes as its zero value. A peer of the same Version built before a
+// trailing field was appended sends payloads without it (see "Versioning"
+// in doc.go). A field cut off in its middle is still an error.
 type dec struct {
 	b   []byte
 	err error
@@ -150,7 +158,7 @@ func (d *dec) fail(what string) {
 }
 
 func (d *dec) u(what string) uint64 {
-	if d.err != nil {
+	if d.err != nil || len(d.b) == 0 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b)
@@ -163,7 +171,7 @@ func (d *dec) u(what string) uint64 {
 }
 
 func (d *dec) i(what string) int64 {
-	if d.err != nil {
+	if d.err != nil || len(d.b) == 0 {
 		return 0
 	}
 	v, n := binary.Varint(d.b)
@@ -186,6 +194,17 @@ func (d *dec) int(what string) int {
 
 func (d *dec) bool(what string) bool { return d.u(what) != 0 }
 
+// status reads a Status. A value that does not fit in a Status is an
+// error, not silently truncated (256 must not read as StatusOK).
+func (d *dec) status() Status {
+	v := d.u("status")
+	if v > 0xff {
+		d.fail("status")
+		return 0
+	}
+	return Status(v)
+}
+
 func (d *dec) bytes(what string) []byte {
 	n := d.u(what)
 	if d.err != nil {
@@ -193,6 +212,9 @@ func (d *dec) bytes(what string) []byte {
 	}
 	if n > uint64(len(d.b)) {
 		d.fail(what)
+		return nil
+	}
+	if n == 0 {
 		return nil
 	}
 	p := make([]byte, n)
@@ -259,6 +281,7 @@ func Marshal(m any) (Type, []byte) {
 		e.i(m.From)
 		e.i(m.Lost)
 		m.Session.enc(&e)
+		e.i(m.FromLine)
 		return TypeAttachReply, e.b
 	case ListReply:
 		e.u(uint64(len(m.Sessions)))
@@ -362,7 +385,8 @@ func Unmarshal(f Frame) (any, error) {
 	case TypeAttach:
 		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail")}
 	case TypeAttachReply:
-		m = AttachReply{Status: Status(d.u("status")), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"), Session: d.session()}
+		m = AttachReply{Status: d.status(), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"),
+			Session: d.session(), FromLine: d.i("from line")}
 	case TypeList:
 		m = struct{}{}
 	case TypeListReply:
@@ -400,7 +424,7 @@ func Unmarshal(f Frame) (any, error) {
 	case TypeStop:
 		m = Stop{Force: d.bool("force")}
 	case TypeReply:
-		m = Reply{Status: Status(d.u("status")), Message: d.str("message")}
+		m = Reply{Status: d.status(), Message: d.str("message")}
 	default:
 		return nil, fmt.Errorf("%w: unknown message type %d", ErrBadFrame, f.Type)
 	}

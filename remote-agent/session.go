@@ -1,0 +1,442 @@
+package agent
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ttymux/ttymux/internal/ptyproc"
+	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+)
+
+const (
+	// fgPoll is how often the foreground process group and the ECHO flag
+	// are checked while a client is attached. A program that starts or
+	// ends without printing is noticed within this time.
+	fgPoll = 20 * time.Millisecond
+	// fgMinGap spaces checks prompted by output, so a flood of output
+	// costs at most one check (an ioctl, a /proc read, a TCGETS) per
+	// millisecond rather than one per read.
+	fgMinGap = time.Millisecond
+)
+
+// A session is one program on a PTY held by the agent.
+type session struct {
+	id      string
+	seq     int
+	srv     *Server
+	log     *slog.Logger
+	proc    *ptyproc.Proc
+	pid     int
+	command string // the command line, for humans
+	created time.Time
+
+	done    chan struct{} // closed once the exit is recorded (exited is true)
+	kickMon chan struct{} // wakes the monitor (capacity 1)
+	fgMu    sync.Mutex    // serialises checkForeground, so a stale result never overwrites a newer one
+
+	mu sync.Mutex
+	// mu guards the following. Never hold it across blocking I/O.
+	ring       *ring.Ring
+	ix         *ring.LineIndex
+	wake       chan struct{} // closed and replaced when any of these change
+	rows, cols int
+	meta       []byte
+	clients    int
+	fg         agentproto.Foreground
+	fgSeq      uint64 // incremented when fg changes
+	exited     bool   // the reader has seen the end and the child was waited for
+	exit       agentproto.Exit
+	exitTime   time.Time
+}
+
+// startSession starts the child and the session's goroutines. The caller
+// holds s.mu and has checked that s is not closing.
+func (s *Server) startSession(id string, seq int, req agentproto.Create) (*session, error) {
+	path, args := req.Command, req.Args
+	if path == "" {
+		path, args = s.opts.Shell, nil
+	}
+	rows, cols := req.Rows, req.Cols
+	if rows <= 0 {
+		rows = defaultRows
+	}
+	if cols <= 0 {
+		cols = defaultCols
+	}
+	dir := req.Dir
+	if dir == "" {
+		// Like an SSH login: the agent's own directory is an accident of
+		// who started it first.
+		dir, _ = os.UserHomeDir()
+		if dir == "" {
+			dir = "/"
+		}
+	}
+	env := append(os.Environ(), req.Env...)
+	switch {
+	case req.Term != "":
+		env = append(env, "TERM="+req.Term)
+	case !hasKey(req.Env, "TERM"):
+		env = append(env, "TERM=xterm-256color")
+	}
+	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: rows, Cols: cols})
+	if err != nil {
+		return nil, err
+	}
+	command := strings.Join(append([]string{path}, args...), " ")
+	if len(command) > maxCommand {
+		cut := maxCommand - len("…")
+		for cut > 0 && !utf8.RuneStart(command[cut]) {
+			cut--
+		}
+		command = command[:cut] + "…"
+	}
+	r := ring.New(s.opts.RingSize)
+	sess := &session{
+		id:      id,
+		seq:     seq,
+		srv:     s,
+		log:     s.log.With("session", id),
+		proc:    proc,
+		pid:     proc.Pid(),
+		command: command,
+		created: time.Now(),
+		done:    make(chan struct{}),
+		kickMon: make(chan struct{}, 1),
+		ring:    r,
+		ix:      ring.NewLineIndex(r),
+		wake:    make(chan struct{}),
+		rows:    rows,
+		cols:    cols,
+		meta:    req.Meta,
+	}
+	s.wg.Add(2)
+	go sess.readLoop()
+	go sess.monitor()
+	return sess, nil
+}
+
+// hasKey reports whether env ("KEY=value" entries) sets key.
+func hasKey(env []string, key string) bool {
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok && k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// broadcastLocked wakes every client writer waiting on the session.
+func (sess *session) broadcastLocked() {
+	close(sess.wake)
+	sess.wake = make(chan struct{})
+}
+
+func (sess *session) kickMonitor() {
+	select {
+	case sess.kickMon <- struct{}{}:
+	default:
+	}
+}
+
+// readLoop is the session's only PTY reader. It copies output into the ring,
+// and when the output ends it records the exit, in the teardown order of
+// shared/STYLE.md: the child exits and its side of the PTY closes (Read
+// reports io.EOF), the output is drained into the ring, the exit status is
+// published, and then the master is closed.
+func (sess *session) readLoop() {
+	defer sess.srv.wg.Done()
+	buf := make([]byte, maxChunk)
+	var rerr error
+	for {
+		n, err := sess.proc.Read(buf)
+		if n > 0 {
+			sess.mu.Lock()
+			sess.ring.Write(buf[:n])
+			sess.ix.Write(buf[:n])
+			sess.broadcastLocked()
+			watched := sess.clients > 0
+			sess.mu.Unlock()
+			if watched {
+				sess.kickMonitor()
+			}
+		}
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	if !errors.Is(rerr, io.EOF) {
+		// Hung up (Kill, shutdown) or a broken PTY: make sure the child
+		// goes, so that Wait returns.
+		if !errors.Is(rerr, os.ErrClosed) {
+			sess.log.Warn("read pty", "err", rerr)
+		}
+		sess.hangup()
+	}
+	exit := exitOf(sess.proc.Wait())
+	sess.mu.Lock()
+	sess.exited = true
+	sess.exit = exit
+	sess.exitTime = time.Now()
+	sess.fg = agentproto.Foreground{}
+	sess.broadcastLocked()
+	end := sess.ring.End()
+	sess.mu.Unlock()
+	close(sess.done)
+	detail := "status " + strconv.Itoa(exit.Status)
+	if exit.Signal != "" {
+		detail = "signal " + exit.Signal
+	}
+	sess.log.Info("child exited", "status", exit.Status, "signal", exit.Signal, "bytes", end)
+	sess.srv.event(EventChildExited, sess.id, detail)
+	sess.srv.kickJanitor()
+	sess.hangup() // releases the master; the child is already reaped
+}
+
+// exitOf turns ptyproc's Wait result into an Exit message. Status is
+// 128+n for signal n, as shells report it in $?.
+func exitOf(err error) agentproto.Exit {
+	var ee *ptyproc.ExitError
+	switch {
+	case err == nil:
+		return agentproto.Exit{}
+	case errors.As(err, &ee):
+		return agentproto.Exit{Status: ee.Status, Signal: ee.Signal}
+	default:
+		// Waiting itself failed; 255 is what ssh(1) reports when the
+		// remote status is unknown.
+		return agentproto.Exit{Status: 255}
+	}
+}
+
+// hangup closes the PTY master: the kernel sends SIGHUP to the program, and
+// ptyproc kills it if it is still there a second later. It returns once
+// the child has been reaped.
+func (sess *session) hangup() {
+	if err := sess.proc.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		sess.log.Debug("hang up", "err", err)
+	}
+}
+
+// monitor watches the foreground process group and the ECHO flag while at
+// least one client is attached: after output (at most every fgMinGap) and
+// every fgPoll. It ends when the session's exit is recorded.
+func (sess *session) monitor() {
+	defer sess.srv.wg.Done()
+	tick := time.NewTicker(fgPoll)
+	tick.Stop()
+	defer tick.Stop()
+	gap := time.NewTimer(fgMinGap)
+	gap.Stop()
+	defer gap.Stop()
+	ticking := false
+	var last time.Time
+	for {
+		select {
+		case <-sess.done:
+			return
+		case <-sess.kickMon:
+		case <-tick.C:
+		}
+		sess.mu.Lock()
+		watched := sess.clients > 0 && !sess.exited
+		sess.mu.Unlock()
+		if watched != ticking {
+			if watched {
+				tick.Reset(fgPoll)
+			} else {
+				tick.Stop()
+			}
+			ticking = watched
+		}
+		if !watched {
+			continue
+		}
+		if d := fgMinGap - time.Since(last); d > 0 {
+			gap.Reset(d)
+			select {
+			case <-sess.done:
+				return
+			case <-gap.C:
+			}
+		}
+		last = time.Now()
+		sess.checkForeground()
+	}
+}
+
+// checkForeground reads the foreground process group and the ECHO flag and,
+// if they changed, publishes them to the clients.
+func (sess *session) checkForeground() {
+	sess.fgMu.Lock()
+	defer sess.fgMu.Unlock()
+	pgid, name, err := sess.proc.Foreground()
+	if err != nil || pgid <= 0 {
+		return // hung up or exited: the Exit says the rest
+	}
+	echo, err := sess.proc.Echo()
+	if err != nil {
+		return
+	}
+	fg := agentproto.Foreground{Pgid: pgid, Name: name, IsShell: pgid == sess.pid, Echo: echo}
+	sess.mu.Lock()
+	if !sess.exited && fg != sess.fg {
+		sess.fg = fg
+		sess.fgSeq++
+		sess.broadcastLocked()
+	}
+	sess.mu.Unlock()
+}
+
+// exitedAt returns when the session's exit was recorded, or zero while it
+// runs.
+func (sess *session) exitedAt() time.Time {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.exitedAtLocked()
+}
+
+func (sess *session) exitedAtLocked() time.Time {
+	if !sess.exited {
+		return time.Time{}
+	}
+	return sess.exitTime
+}
+
+// idleExited reports whether the session has exited and no client is
+// attached, so it may be forgotten early to make room.
+func (sess *session) idleExited() bool {
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.exited && sess.clients == 0
+}
+
+// info describes the session; fresh re-reads the foreground process first.
+func (sess *session) info(fresh bool) agentproto.SessionInfo {
+	if fresh {
+		sess.checkForeground()
+	}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	return sess.infoLocked()
+}
+
+func (sess *session) infoLocked() agentproto.SessionInfo {
+	start := sess.ring.Start()
+	return agentproto.SessionInfo{
+		ID:         sess.id,
+		Command:    sess.command,
+		Pid:        sess.pid,
+		Created:    sess.created.UnixMilli(),
+		Rows:       sess.rows,
+		Cols:       sess.cols,
+		Exited:     sess.exited,
+		ExitStatus: sess.exit.Status,
+		ExitSignal: sess.exit.Signal,
+		Start:      start,
+		End:        sess.ring.End(),
+		StartLine:  sess.ix.LineAt(start),
+		Clients:    sess.clients,
+		Foreground: sess.fg.Name,
+		Meta:       sess.meta,
+	}
+}
+
+// attach registers a client and works out where its stream starts (see
+// docs/remote-agent.md, "Attach"). The caller must call detach when the
+// client goes.
+func (sess *session) attach(req agentproto.Attach) agentproto.AttachReply {
+	sess.checkForeground() // so the first Foreground frame is current
+	sess.mu.Lock()
+	start, end := sess.ring.Start(), sess.ring.End()
+	var from, lost int64
+	switch {
+	case req.FromStart:
+		from = start
+	case req.FromEnd:
+		from = max(start, end-max(req.Tail, 0))
+		if req.Tail > 0 {
+			from = sess.lineStartLocked(from, end)
+		}
+	default:
+		from = max(req.From, 0)
+		if from < start {
+			lost, from = start-from, start
+		}
+		from = min(from, end)
+	}
+	sess.clients++
+	rep := agentproto.AttachReply{
+		Status:   agentproto.StatusAttached,
+		From:     from,
+		Lost:     lost,
+		Session:  sess.infoLocked(),
+		FromLine: sess.ix.LineAt(from),
+	}
+	sess.mu.Unlock()
+	sess.kickMonitor() // start polling the foreground
+	return rep
+}
+
+// lineStartLocked moves from forward to the first line start in [from,
+// end), so a tail replay does not begin mid-line; if there is none, from
+// stays.
+func (sess *session) lineStartLocked(from, end int64) int64 {
+	line := sess.ix.LineAt(from)
+	if s, err := sess.ix.LineStart(line); err == nil && s == from {
+		return from
+	}
+	if s, err := sess.ix.LineStart(line + 1); err == nil && s < end {
+		return s
+	}
+	return from
+}
+
+func (sess *session) detach() {
+	sess.mu.Lock()
+	sess.clients--
+	sess.mu.Unlock()
+	sess.kickMonitor() // stop polling if that was the last one
+}
+
+// setMeta replaces the client metadata.
+func (sess *session) setMeta(meta []byte) agentproto.Reply {
+	if len(meta) > MaxMeta {
+		return agentproto.Reply{Status: agentproto.StatusFailed,
+			Message: "metadata of " + strconv.Itoa(len(meta)) + " bytes is over the " + strconv.Itoa(MaxMeta) + "-byte limit"}
+	}
+	sess.mu.Lock()
+	sess.meta = meta
+	sess.mu.Unlock()
+	return agentproto.Reply{Status: agentproto.StatusOK}
+}
+
+func (sess *session) resize(rows, cols int) {
+	if err := sess.proc.Resize(rows, cols); err != nil {
+		sess.log.Debug("resize", "err", err)
+		return
+	}
+	sess.mu.Lock()
+	sess.rows, sess.cols = rows, cols
+	sess.mu.Unlock()
+}
+
+func (sess *session) signal(name string) {
+	sig, ok := ptyproc.SignalByName(name)
+	if !ok {
+		sess.log.Debug("unknown signal", "name", name)
+		return
+	}
+	if err := sess.proc.Signal(sig); err != nil {
+		sess.log.Debug("signal", "name", name, "err", err)
+	}
+}

@@ -1,0 +1,282 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+)
+
+const (
+	// writeBatch is about how many bytes of frames one write to a client
+	// carries while it catches up.
+	writeBatch = 128 << 10
+	// exitLinger bounds how long the agent waits, after sending Exit, for
+	// the client to close its end, so that input it sent concurrently is
+	// read rather than reset.
+	exitLinger = 5 * time.Second
+)
+
+// client is one attached connection.
+type client struct {
+	conn net.Conn
+	sess *session
+
+	quit     chan struct{} // closed by the reader: stop streaming
+	quitOnce sync.Once
+	ctrl     chan struct{} // wakes the writer for queued replies (capacity 1)
+
+	mu sync.Mutex
+	// mu guards the following.
+	replies []agentproto.Reply // answers to SetMeta, in order
+}
+
+// maxQueued bounds the replies waiting for a client that sends SetMeta
+// without reading.
+const maxQueued = 1024
+
+func (cl *client) stop() { cl.quitOnce.Do(func() { close(cl.quit) }) }
+
+// queue hands a reply to the writer, which sends it in order with the
+// output. It reports false if the client has not read maxQueued replies.
+func (cl *client) queue(r agentproto.Reply) bool {
+	cl.mu.Lock()
+	ok := len(cl.replies) < maxQueued
+	if ok {
+		cl.replies = append(cl.replies, r)
+	}
+	cl.mu.Unlock()
+	select {
+	case cl.ctrl <- struct{}{}:
+	default:
+	}
+	return ok
+}
+
+// stream answers a successful Create or Attach with rep (sess.attach has
+// registered the client) and then streams until the client detaches or
+// goes, the session's Exit has been delivered, or the server shuts down.
+// It runs in the connection's goroutine, which is the only writer; a
+// second goroutine reads the client's frames.
+func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentproto.AttachReply) {
+	cl := &client{conn: c, sess: sess, quit: make(chan struct{}), ctrl: make(chan struct{}, 1)}
+	// The reply and the current foreground go out in one write.
+	sess.mu.Lock()
+	fg, fgSeq, exited := sess.fg, sess.fgSeq, sess.exited
+	sess.mu.Unlock()
+	buf := appendMsg(nil, rep)
+	if !exited && fg.Pgid > 0 {
+		buf = appendMsg(buf, fg)
+	}
+	if _, err := c.Write(buf); err != nil {
+		sess.detach()
+		sess.log.Debug("write attach reply", "err", err)
+		return
+	}
+	sess.log.Info("client attached", "from", rep.From, "lost", rep.Lost, "status", rep.Status)
+	s.event(EventAttached, sess.id, "")
+
+	readerDone := make(chan struct{})
+	var readWhy string // written by the reader before readerDone closes
+	go func() {
+		defer close(readerDone)
+		readWhy = cl.readLoop(br)
+		cl.stop()
+		// A writer blocked on a client that stopped reading would never
+		// see quit: fail its write now.
+		_ = c.SetWriteDeadline(time.Unix(1, 0))
+	}()
+	why, err := cl.writeLoop(rep.From, fgSeq)
+	switch why {
+	case "exited":
+		// Tell the client we are done writing, then let it finish: it
+		// reads the Exit and closes (or detaches), and the reader ends.
+		if uc, ok := c.(*net.UnixConn); ok {
+			_ = uc.CloseWrite()
+		}
+		_ = c.SetReadDeadline(time.Now().Add(exitLinger))
+	default:
+		_ = c.Close() // ends the reader
+	}
+	<-readerDone
+	_ = c.Close()
+	sess.detach() // before the event: a test that saw it sees the count
+	switch {
+	case why == "exited":
+	case s.isStopping():
+		why, err = "agent shutting down", nil
+	case why == "detached":
+		why = readWhy
+	}
+	if err != nil {
+		why += ": " + err.Error()
+	}
+	sess.log.Info("client detached", "why", why)
+	s.event(EventDetached, sess.id, why)
+}
+
+// readLoop applies the client's frames to the session until the client
+// detaches, closes or breaks. Input is written to the PTY in arrival order;
+// while the program does not read its input this blocks (the session's
+// hangup unblocks it). It returns why it stopped.
+func (cl *client) readLoop(br *bufio.Reader) string {
+	sess := cl.sess
+	var buf []byte
+	for {
+		f, err := agentproto.ReadFrame(br, buf)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return "disconnected"
+			}
+			return "read failed: " + err.Error()
+		}
+		buf = f.Payload[:0]
+		switch f.Type {
+		case agentproto.TypeInput:
+			// Written straight from the frame buffer: no copy.
+			if _, err := sess.proc.Write(f.Payload); err != nil {
+				sess.log.Debug("write pty", "err", err)
+			}
+			continue
+		case agentproto.TypeDetach:
+			return "detach"
+		case agentproto.TypeResize, agentproto.TypeSignal, agentproto.TypeSetMeta:
+		default:
+			// A newer client of the same Version may send types this
+			// agent does not know: skip them.
+			sess.log.Debug("skipping frame", "type", f.Type)
+			continue
+		}
+		m, err := agentproto.Unmarshal(f)
+		if err != nil {
+			sess.log.Debug("bad frame", "type", f.Type, "err", err)
+			if f.Type == agentproto.TypeSetMeta && !cl.queue(agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}) {
+				return "too many unread replies"
+			}
+			continue
+		}
+		switch m := m.(type) {
+		case agentproto.Resize:
+			sess.resize(m.Rows, m.Cols)
+		case agentproto.Signal:
+			sess.signal(m.Name)
+		case agentproto.SetMeta:
+			if !cl.queue(sess.setMeta(m.Meta)) {
+				sess.log.Warn("client does not read its replies; disconnecting")
+				return "too many unread replies"
+			}
+		}
+	}
+}
+
+// writeLoop sends output from offset off, in order and without duplicates,
+// then live output, Foreground changes and queued replies, until the Exit
+// has been sent ("exited"), the client asked to stop ("detached"), or a
+// write failed ("write failed" and the error). fgSeq is the foreground
+// generation the client has already been sent.
+func (cl *client) writeLoop(off int64, fgSeq uint64) (why string, err error) {
+	sess := cl.sess
+	var buf []byte
+	for {
+		buf = buf[:0]
+		sess.mu.Lock()
+		wake := sess.wake
+		start, end := sess.ring.Start(), sess.ring.End()
+		if off < start {
+			// The client fell behind and the ring moved past it: say
+			// so explicitly, then continue with what is held.
+			buf = appendMsg(buf, agentproto.Gap{From: off, To: start})
+			off = start
+		}
+		for off < end && len(buf) < writeBatch {
+			n := min(end-off, maxChunk)
+			buf = appendOutput(buf, sess.ring, off, off+n)
+			off += n
+		}
+		caught := off == end
+		fg, seq := sess.fg, sess.fgSeq
+		exited, exit := sess.exited, sess.exit
+		sess.mu.Unlock()
+
+		// A foreground change is sent once the client has the output
+		// that preceded it, so "the shell is in the foreground" never
+		// arrives ahead of the command's last output.
+		if caught && seq != fgSeq && !exited {
+			buf = appendMsg(buf, fg)
+			fgSeq = seq
+		}
+		cl.mu.Lock()
+		for _, r := range cl.replies {
+			buf = appendMsg(buf, r)
+		}
+		cl.replies = cl.replies[:0]
+		cl.mu.Unlock()
+		// exited is set only after the reader has put the last output
+		// in the ring, so caught means the client has all of it.
+		finished := caught && exited
+		if finished {
+			buf = appendMsg(buf, exit)
+		}
+		if len(buf) > 0 {
+			if _, err := cl.conn.Write(buf); err != nil {
+				select {
+				case <-cl.quit:
+					return "detached", nil
+				default:
+					return "write failed", err
+				}
+			}
+		}
+		if finished {
+			return "exited", nil
+		}
+		if !caught {
+			select {
+			case <-cl.quit:
+				return "detached", nil
+			default:
+				continue
+			}
+		}
+		select {
+		case <-wake:
+		case <-cl.ctrl:
+		case <-cl.quit:
+			return "detached", nil
+		}
+	}
+}
+
+// appendMsg appends m as a frame.
+func appendMsg(dst []byte, m any) []byte {
+	t, p := agentproto.Marshal(m)
+	return appendFrame(dst, t, p)
+}
+
+func appendFrame(dst []byte, t agentproto.Type, p []byte) []byte {
+	dst = append(dst, byte(t))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(p)))
+	return append(dst, p...)
+}
+
+// appendOutput appends an Output frame for the ring's bytes [from, to),
+// which it holds, encoding it as agentproto.Marshal(Output{...}) does
+// (offset varint, then the data) without copying the data twice.
+func appendOutput(dst []byte, r *ring.Ring, from, to int64) []byte {
+	var vb [binary.MaxVarintLen64]byte
+	vn := binary.PutVarint(vb[:], from)
+	dst = append(dst, byte(agentproto.TypeOutput))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(vn+int(to-from)))
+	dst = append(dst, vb[:vn]...)
+	dst, gone := r.AppendRange(dst, from, to)
+	if gone != 0 {
+		panic("agent: appendOutput of bytes the ring no longer holds") // the caller holds the lock and checked Start
+	}
+	return dst
+}
