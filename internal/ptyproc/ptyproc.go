@@ -423,7 +423,7 @@ func (p *Proc) Echo() (bool, error) {
 	var t *unix.Termios
 	// TCGETS on the master returns the slave's termios.
 	err := p.control("get terminal attributes", func(fd int) (err error) {
-		t, err = unix.IoctlGetTermios(fd, unix.TCGETS)
+		t, err = unix.IoctlGetTermios(fd, getTermios)
 		return err
 	})
 	if err != nil {
