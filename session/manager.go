@@ -185,7 +185,13 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	if req.Persistent && req.Transport == "local" && m.opts.Keeper != nil {
 		md := meta{Name: req.Name, Transport: req.Transport, Nonce: nonce, Shell: cfg.shell}
 		kt := t
-		kt.Env = append(slices.Clone(t.Env), "TTYMUX_SESSION=")
+		if kt.Dir == "" {
+			// The agent would start in $HOME; a session opened without a
+			// cwd starts where this server runs, persistent or not.
+			if wd, err := os.Getwd(); err == nil {
+				kt.Dir = wd
+			}
+		}
 		conn, ks, err := m.opts.Keeper.Create(ctx, kt, md.encode())
 		if err == nil {
 			cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = ks.ID, conn, true, m.opts.Keeper, md

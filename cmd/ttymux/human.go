@@ -182,6 +182,7 @@ type attachment struct {
 	stdin  *os.File
 	stdout io.Writer
 	stderr io.Writer
+	alt    altScreen // written by copyOutput, read after it has returned
 }
 
 // inputResult is how the stdin copier ended.
@@ -274,10 +275,15 @@ loop:
 	}
 	tty.close()
 	if tty.isTerm {
-		// Undo modes a full-screen program may have left on: alternate
-		// screen, hidden cursor, mouse reporting, bracketed paste,
-		// application keypad, colours (tmux does the same on detach).
-		fmt.Fprint(a.stdout, "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>\x1b[0m")
+		// Undo modes a full-screen program may have left on: hidden
+		// cursor, mouse reporting, bracketed paste, application keypad,
+		// colours, and the alternate screen if it is showing (leaving it
+		// restores the cursor saved on entry; when it is not showing that
+		// would move the cursor to wherever was saved last).
+		if a.alt.on {
+			fmt.Fprint(a.stdout, "\x1b[?1049l")
+		}
+		fmt.Fprint(a.stdout, "\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>\x1b[0m")
 	}
 
 	if detached {
@@ -323,6 +329,7 @@ func (a *attachment) copyOutput() error {
 	for {
 		n, err := a.conn.Read(buf)
 		if n > 0 {
+			a.alt.Write(buf[:n])
 			if _, werr := a.stdout.Write(buf[:n]); werr != nil {
 				return fmt.Errorf("write to the terminal: %w", werr)
 			}
@@ -334,6 +341,41 @@ func (a *attachment) copyOutput() error {
 		}
 		if err != nil {
 			return err
+		}
+	}
+}
+
+// altScreen follows whether the output switched the terminal to the
+// alternate screen (DEC private modes 1049, 1047 and 47), across chunk
+// boundaries.
+type altScreen struct {
+	on    bool
+	carry []byte // the end of the previous chunk, to match across a split
+}
+
+// altLongest is the longest sequence altScreen looks for, "\x1b[?1049h".
+const altLongest = 8
+
+func (s *altScreen) Write(p []byte) {
+	// A sequence split across chunks lies within carry + p's first bytes.
+	joint := append(s.carry, p[:min(len(p), altLongest-1)]...)
+	s.scan(joint)
+	s.scan(p)
+	if len(p) >= altLongest-1 {
+		joint = p
+	}
+	s.carry = append(s.carry[:0:0], joint[max(0, len(joint)-(altLongest-1)):]...)
+}
+
+// scan applies the last switch in b.
+func (s *altScreen) scan(b []byte) {
+	last := -1
+	for _, seq := range [...]struct {
+		s  string
+		on bool
+	}{{"\x1b[?1049h", true}, {"\x1b[?1049l", false}, {"\x1b[?1047h", true}, {"\x1b[?1047l", false}, {"\x1b[?47h", true}, {"\x1b[?47l", false}} {
+		if i := bytes.LastIndex(b, []byte(seq.s)); i > last {
+			last, s.on = i, seq.on
 		}
 	}
 }

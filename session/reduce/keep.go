@@ -41,6 +41,17 @@ func looksLikeError(s string) bool {
 
 // lineInfo returns progressLike(s) and looksLikeError(s), reading s once.
 func lineInfo(s string) (progress, keep bool) {
+	if len(s) < 16 {
+		// Short lines are often numbers (seq, a column of data), with no
+		// letter and so no keyword, location or progress.
+		i := 0
+		for i < len(s) && !isLetter[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			return false, false
+		}
+	}
 	progress, kw, letter := scanLine(s)
 	// A location has a letter in its path, or is `File "`.
 	return progress, kw || letter && isLocation(s)
@@ -58,6 +69,14 @@ var kwNext = func() (t [256]uint32) {
 	return t
 }()
 
+// isLetter[c] says c is an ASCII letter or not ASCII, for progressLike.
+var isLetter = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x80 || c|0x20 >= 'a' && c|0x20 <= 'z'
+	}
+	return t
+}()
+
 // Constants for working on the eight bytes of a uint64 at once.
 const (
 	lo8 = 0x0101010101010101
@@ -66,10 +85,12 @@ const (
 )
 
 // scanLine reports whether s holds an ASCII digit and a letter (as
-// progressLike tests), whether it holds one of keywords (as hasKeyword
-// finds them), and whether it holds an ASCII letter or a non-ASCII byte.
-// It looks at eight bytes at a time: it runs over every line of output
-// that may be folded.
+// progressLike tests), whether it holds one of keywords where keywords
+// says they match (at an ASCII letter that starts the line, follows a byte
+// that is not an ASCII letter or digit, or is upper case after a lower-case
+// one), and whether it holds an ASCII letter or a non-ASCII byte. It looks
+// at eight bytes at a time: it runs over every line of output that may be
+// folded, which can be millions.
 func scanLine(s string) (progress, keyword, letter bool) {
 	var dig, let, prevA, prevLower uint64
 	for i := 0; i < len(s); i += 8 {
@@ -87,11 +108,14 @@ func scanLine(s string) (progress, keyword, letter bool) {
 		dig |= d
 		let |= l | x&hi8
 		a, lower := d|l, l&^u
-		// Letters that start a word or a CamelCase hump, as in hasKeyword.
+		// Letters that start a word or a CamelCase hump.
 		cand := l&^(a<<8|prevA) | u&(lower<<8|prevLower)
 		prevA, prevLower = a>>56, lower>>56
 		for ; cand != 0 && !keyword; cand &= cand - 1 {
-			keyword = keywordAt(s, i+bits.TrailingZeros64(cand)>>3)
+			// keywordAt, with its first test inline: most words are
+			// not keywords.
+			k := i + bits.TrailingZeros64(cand)>>3
+			keyword = k+3 < len(s) && kwNext[s[k]]>>((s[k+1]|0x20)-'a')&1 != 0 && keywordAt(s, k)
 		}
 	}
 	return dig != 0 && let != 0, keyword, let != 0
@@ -126,41 +150,7 @@ func tail(s string, i int) uint64 {
 	return 0
 }
 
-// Byte classes for hasKeyword.
-const (
-	clAlnum   = 1 << iota // ASCII letter or digit
-	clLower               // ASCII lower-case letter
-	clUpper               // ASCII upper-case letter
-	clKwStart             // starts a keyword, in either case
-)
-
-var class = func() (t [256]uint8) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = clAlnum
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c], t[c-0x20] = clAlnum|clLower, clAlnum|clUpper
-		if len(keywords[c-'a']) > 0 {
-			t[c] |= clKwStart
-			t[c-0x20] |= clKwStart
-		}
-	}
-	return t
-}()
-
-func hasKeyword(s string) bool {
-	p := uint8(0) // the class of the byte before s[i]
-	for i := 0; i < len(s); i++ {
-		c := class[s[i]]
-		if c&clKwStart != 0 && (p&clAlnum == 0 || p&clLower != 0 && c&clUpper != 0) && keywordAt(s, i) {
-			return true // at the start of a word or of a CamelCase hump
-		}
-		p = c
-	}
-	return false
-}
-
-// keywordAt reports whether one of keywords starts at s[i], a letter.
+// keywordAt reports whether one of keywords starts at s[i], an ASCII letter.
 func keywordAt(s string, i int) bool {
 	// Every keyword has at least 4 bytes; kwNext rules out most letters.
 	if len(s)-i < 4 || kwNext[s[i]]>>((s[i+1]|0x20)-'a')&1 == 0 {

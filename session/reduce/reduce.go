@@ -118,6 +118,9 @@ type reducer struct {
 	lines []string
 	msgs  []string
 	keep  func(string) bool
+	// perLine, for tests, makes collapse give one entry per line, as
+	// fold had them before kLines: the result must not change.
+	perLine bool
 }
 
 func (r *reducer) text(e entry) string {
@@ -229,7 +232,11 @@ func (x index) expand(out []entry, a, b int) []entry {
 // Lines should come from a Renderer or StripANSI; invalid UTF-8 in them
 // becomes U+FFFD. Reduce is safe for concurrent use if ReadHint is.
 func Reduce(lines []string, opt Options) Result {
-	r := reducer{Options: opt, lines: lines}
+	return reduce(lines, opt, false)
+}
+
+func reduce(lines []string, opt Options, perLine bool) Result {
+	r := reducer{Options: opt, lines: lines, perLine: perLine}
 	r.defaults()
 	res := Result{RawLines: len(lines)}
 	es := r.collapse()
@@ -335,6 +342,21 @@ func (r *reducer) collapse() []entry {
 	lines := r.lines
 	var es []entry
 	for i := 0; i < len(lines); {
+		if r.KeepPattern == nil && !r.perLine {
+			// Most lines are plain: take them in a tight loop.
+			start := i
+			i = r.plain(i)
+			if i > start {
+				if n := len(es) - 1; n >= 0 && es[n].kind == kLines && es[n].to == int32(start-1) {
+					es[n].to = int32(i - 1)
+				} else {
+					es = append(es, entry{kind: kLines, from: int32(start), to: int32(i - 1), nokeep: true})
+				}
+				if i == len(lines) {
+					break
+				}
+			}
+		}
 		s := lines[i]
 		j := i + 1
 		for j < len(lines) && lines[j] == s {
@@ -375,6 +397,9 @@ func (r *reducer) collapse() []entry {
 		case keep:
 			es = append(es, line(i, false))
 			i++
+		case r.perLine:
+			es = append(es, line(i, nokeep))
+			i++
 		default:
 			// A line not known to be kept joins the run before it.
 			if n := len(es) - 1; n >= 0 && es[n].kind == kLines && es[n].to == int32(i-1) {
@@ -386,6 +411,24 @@ func (r *reducer) collapse() []entry {
 		}
 	}
 	return es
+}
+
+// plain returns the end of the run of lines from i on that the default
+// case of collapse would take with the built-in keep test: lines that are
+// not repeated three times, are not kept and cannot start a digit run.
+func (r *reducer) plain(i int) int {
+	lines := r.lines
+	for ; i < len(lines); i++ {
+		s := lines[i]
+		if i+2 < len(lines) && lines[i+1] == s && lines[i+2] == s {
+			break
+		}
+		progress, keep := lineInfo(s)
+		if keep || progress && r.DigitRun > 0 && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
+			break
+		}
+	}
+	return i
 }
 
 // readCall formats the read hint for session lines from to to with

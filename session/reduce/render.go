@@ -77,6 +77,11 @@ const (
 // A line is complete once it has scrolled out of the window of Window lines
 // (cursor-up cannot reach it any more) or at Flush. The zero Renderer is
 // ready to use. A Renderer is not safe for concurrent use.
+//
+// Lines of plain text (no control characters but a final "\n" or
+// "\r\n") that start at the bottom of the window, which is most of any
+// long output, bypass the byte-at-a-time parser: they are split in bulk
+// and, when Emit is nil, stored together.
 type Renderer struct {
 	// Emit, if not nil, receives each completed line in order. Text
 	// excludes the line ending. Num is the number of '\n' bytes written
@@ -126,6 +131,7 @@ type Renderer struct {
 	// noBulk says the line at the cursor is not plain text (see bulk),
 	// so that Write does not look at it again before the next line.
 	noBulk bool
+	slow   bool   // for tests: never use bulk
 	batch  []span // lines found by bulk, not yet added to the window
 
 	scratch []byte
@@ -175,20 +181,6 @@ func (l *row) String() string {
 		return string(l.cells)
 	}
 	return string(l.b)
-}
-
-// appendText appends the row's text to b.
-func (l *row) appendText(b []byte) []byte {
-	switch {
-	case l.frozen:
-		return append(b, l.s...)
-	case l.useCells:
-		for _, c := range l.cells {
-			b = utf8.AppendRune(b, c)
-		}
-		return b
-	}
-	return append(b, l.b...)
 }
 
 func (l *row) toCells() {
@@ -270,8 +262,12 @@ func (r *Renderer) emit(l *row) {
 	case l.frozen:
 		s = l.s
 	case l.useCells:
-		r.scratch = l.appendText(r.scratch[:0])
-		s = r.store.add(r.scratch)
+		b := r.scratch[:0]
+		for _, c := range l.cells {
+			b = utf8.AppendRune(b, c)
+		}
+		r.scratch = b
+		s = r.store.add(b)
 	default:
 		s = r.store.add(l.b)
 	}
@@ -280,14 +276,16 @@ func (r *Renderer) emit(l *row) {
 }
 
 // An arena holds the text of many lines in a few large allocations, so
-// that a million short lines do not take a million allocations. What it
-// has handed out is never written again.
+// that a million short lines do not take a million allocations (nor a
+// million objects for the garbage collector to track). Its chunks grow
+// from 1 KiB to 64 KiB, so that rendering a few bytes costs little. What
+// it has handed out is never written again.
 type arena struct {
-	b    *strings.Builder
-	next int // the size of the next chunk, if more than the default
+	b    *strings.Builder // the current chunk
+	next int              // the size of the next chunk, or 0 for 1 KiB
 }
 
-const arenaChunk = 64 << 10
+const maxChunk = 64 << 10
 
 // add returns p as a string.
 func (a *arena) add(p []byte) string {
@@ -295,11 +293,14 @@ func (a *arena) add(p []byte) string {
 		return ""
 	}
 	if a.b == nil || a.b.Cap()-a.b.Len() < len(p) {
-		size := max(a.next, arenaChunk)
-		if len(p) > size/4 {
-			return string(p)
+		size := a.next
+		if size == 0 {
+			size = 1 << 10
 		}
-		a.b, a.next = new(strings.Builder), 0
+		if len(p) > size/4 {
+			return string(p) // a long line: its own allocation
+		}
+		a.b, a.next = new(strings.Builder), min(2*size, maxChunk)
 		a.b.Grow(size)
 	}
 	n := a.b.Len()
@@ -317,7 +318,7 @@ func (r *Renderer) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		switch r.st {
 		case stGround:
-			if l := r.row(r.y); !r.noBulk && r.x == 0 && r.y == r.n-1 && !r.detached && l.w == 0 && !l.useCells {
+			if l := r.row(r.y); !r.noBulk && !r.slow && r.x == 0 && r.y == r.n-1 && !r.detached && l.w == 0 && !l.useCells {
 				p = p[r.bulk(p):]
 				if len(p) == 0 {
 					break
@@ -463,8 +464,9 @@ const bulkBatch = 1024
 // without controls (valid UTF-8 without C1 controls) followed by '\n',
 // with any number of '\r' before it: Write would append it to the bottom
 // row and start a new one, which bulk does without the byte-at-a-time
-// parser. It stops at the end of p or at the first line that is not plain,
-// and then sets noBulk so that Write does not look at that line again.
+// parser. It stops at the end of p or at the first line that is not plain
+// or not finished, and then sets noBulk so that Write does not look at
+// that line again: Write reads every byte at most twice.
 func (r *Renderer) bulk(p []byte) int {
 	batch := r.batch[:0]
 	i, done, stop := 0, 0, false
@@ -480,7 +482,10 @@ func (r *Renderer) bulk(p []byte) int {
 			k++
 		}
 		if k == len(p) {
-			break // an unfinished line: Write shows it
+			// The end of p, or an unfinished line, which Write shows.
+			// Writes of '\r' must not come back here for each byte.
+			stop = false
+			break
 		}
 		if p[k] != '\n' {
 			stop = true
@@ -1037,7 +1042,8 @@ func (r *Renderer) Flush() {
 }
 
 // Lines returns the lines completed so far when Emit is nil, and their nums
-// (see Emit). Later Writes append to them.
+// (see Emit). Later Writes append to them. The lines share a few large
+// allocations (see RenderNumbered).
 func (r *Renderer) Lines() (lines []string, nums []int64) { return r.lines, r.nums }
 
 // Pending returns the lines not yet completed: those held back for
@@ -1066,13 +1072,16 @@ func Render(p []byte) []string {
 
 // RenderNumbered is Render that also returns each line's num (see
 // Renderer.Emit), for Options.LineNumbers.
+//
+// The lines share a few large allocations, about as large as p in all: a
+// line kept after the others are dropped keeps the others' memory too.
 func RenderNumbered(p []byte) (lines []string, nums []int64) {
 	var r Renderer
 	// Most streams have about one line per '\n', and little more text
 	// than bytes: make room for them up front.
 	n := bytes.Count(p, []byte{'\n'}) + 1
 	r.lines, r.nums = make([]string, 0, n), make([]int64, 0, n)
-	r.store.next = len(p) + len(p)/16
+	r.store.next = len(p) + len(p)/16 + 256
 	r.Write(p)
 	r.Flush()
 	return r.Lines()

@@ -1,0 +1,487 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// Client reaches the ttymux agent on a Unix socket. It implements
+// transport.Keeper. The zero value uses the per-user default socket and
+// starts the agent on demand from the ttymux-agent binary installed next to
+// this program or found in $PATH.
+//
+// A Client holds no connection: every method dials the socket, so one
+// Client may be used by any number of goroutines and needs no Close.
+type Client struct {
+	// Socket is the agent's socket path; empty means DefaultSocket().
+	Socket string
+	// AgentPath is the ttymux-agent binary Create starts when no agent
+	// listens. Empty means "ttymux-agent" next to os.Executable(), then
+	// in $PATH.
+	AgentPath string
+	// StartArgs are extra arguments for "ttymux-agent serve" (for example
+	// "--log", FILE or "--idle-exit", "10m").
+	StartArgs []string
+	// Logger receives debug and warning records; nil discards them.
+	Logger *slog.Logger
+}
+
+var _ transport.Keeper = (*Client)(nil)
+
+// Errors reported by this package. Check them with errors.Is.
+var (
+	// ErrNoAgent means nothing listens on the socket. Only Create starts
+	// an agent; the other methods report this (Attach and Kill together
+	// with transport.ErrNoSession).
+	ErrNoAgent = errors.New("no ttymux agent is running")
+	// ErrAgentNotFound means the agent had to be started and its binary
+	// was not found.
+	ErrAgentNotFound = errors.New("ttymux-agent binary not found")
+	// ErrAgentLost is returned by a Conn's Read and Wait when the
+	// connection to the agent broke. The session may still be running.
+	ErrAgentLost = errors.New("connection to the ttymux agent was lost")
+	// ErrDetached is returned by a Conn's Read and Wait after Close: the
+	// session keeps running in the agent.
+	ErrDetached = errors.New("detached from the agent session")
+)
+
+// setupTimeout bounds dialling and a request's reply when ctx has no
+// deadline: an agent that accepts and never answers must not hang us.
+const setupTimeout = 10 * time.Second
+
+// StatusError is an agent's refusal of a request, with the enumerated
+// status it answered. A StatusNotFound error matches transport.ErrNoSession.
+type StatusError struct {
+	Op      string // "create", "attach", "kill", "stop", "set meta"
+	ID      string // the session, when the request named one
+	Status  agentproto.Status
+	Message string // the agent's explanation, possibly empty
+}
+
+func (e *StatusError) Error() string {
+	var s string
+	switch e.Status {
+	case agentproto.StatusNotFound:
+		s = fmt.Sprintf("session %q is not held by the agent", e.ID)
+	case agentproto.StatusForbidden:
+		s = fmt.Sprintf("agent refused %s: forbidden", e.Op)
+	case agentproto.StatusLimit:
+		s = fmt.Sprintf("agent refused %s: its session limit is reached", e.Op)
+	case agentproto.StatusBusy:
+		s = fmt.Sprintf("agent refused %s: sessions are still running (stop with force to end them)", e.Op)
+	default:
+		s = fmt.Sprintf("agent %s failed (status %s)", e.Op, e.Status)
+	}
+	if e.Message != "" && e.Status != agentproto.StatusNotFound { // the agent's says the same
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Unwrap lets errors.Is(err, transport.ErrNoSession) recognise an unknown
+// session.
+func (e *StatusError) Unwrap() error {
+	if e.Status == agentproto.StatusNotFound {
+		return transport.ErrNoSession
+	}
+	return nil
+}
+
+func (c *Client) socket() string {
+	if c.Socket != "" {
+		return c.Socket
+	}
+	return DefaultSocket()
+}
+
+func (c *Client) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// link is one connection to the agent after the header exchange. r may
+// already hold frames that followed a reply, so it must stay with the
+// connection.
+type link struct {
+	nc *net.UnixConn
+	r  *bufio.Reader
+	w  *bufio.Writer
+}
+
+// absent reports whether err means nobody listens on the socket: the path
+// (or its directory) is missing, or a stale socket file refuses.
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// connect makes one attempt: check the directory, dial, exchange headers.
+func connect(ctx context.Context, sock string) (*link, error) {
+	if err := checkDir(filepath.Dir(sock)); err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	// Modest buffers: a server holds one link per session. Frames larger
+	// than a buffer go through it in part and around it for the rest.
+	l := &link{nc: nc.(*net.UnixConn), r: bufio.NewReaderSize(nc, 16<<10), w: bufio.NewWriterSize(nc, 4<<10)}
+	err = l.guard(ctx, func() error {
+		if err := agentproto.WriteHeader(l.w); err != nil {
+			return err
+		}
+		if err := l.w.Flush(); err != nil {
+			return err
+		}
+		return agentproto.ReadHeader(l.r)
+	})
+	if err != nil {
+		_ = nc.Close() // best effort; err already set
+		return nil, err
+	}
+	return l, nil
+}
+
+// guard runs fn with the connection's deadline bound to ctx (or to
+// setupTimeout when ctx has none), then clears the deadline. A deadline
+// error caused by ctx is reported as ctx's error.
+func (l *link) guard(ctx context.Context, fn func() error) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(setupTimeout)
+	}
+	if err := l.nc.SetDeadline(deadline); err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() {
+		_ = l.nc.SetDeadline(time.Unix(1, 0)) // wakes fn; the error is fn's
+	})
+	err := fn()
+	if !stop() && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			if ok { // ctx's deadline, which the connection may notice first
+				return fmt.Errorf("agent did not answer: %w", context.DeadlineExceeded)
+			}
+			return fmt.Errorf("agent did not answer within %v: %w", setupTimeout, err)
+		}
+		return err
+	}
+	return l.nc.SetDeadline(time.Time{})
+}
+
+// send writes one message and flushes. The caller serialises writes.
+func (l *link) send(m any) error {
+	if _, ok := m.(listRequest); ok {
+		return l.sendFrame(agentproto.TypeList, nil)
+	}
+	t, p := agentproto.Marshal(m)
+	return l.sendFrame(t, p)
+}
+
+func (l *link) sendFrame(t agentproto.Type, p []byte) error {
+	if err := agentproto.WriteFrame(l.w, t, p); err != nil {
+		return err
+	}
+	return l.w.Flush()
+}
+
+// reply reads frames until one of type want or a Reply (a refusal),
+// skipping types this client does not know (a receiver must: agentproto's
+// doc, "Versioning").
+func (l *link) reply(want agentproto.Type) (any, error) {
+	for {
+		f, err := agentproto.ReadFrame(l.r, nil)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case f.Type == want, f.Type == agentproto.TypeReply:
+			return agentproto.Unmarshal(f)
+		case f.Type > agentproto.TypeGap:
+			continue // unknown to this version: skip
+		}
+		return nil, fmt.Errorf("%w: got %s while waiting for %s", agentproto.ErrBadFrame, f.Type, want)
+	}
+}
+
+// call sends req on l and reads the reply of type want, bounded by ctx. A
+// refusal (a Reply with a status other than OK, which the agent may send
+// instead of any reply) becomes a *StatusError for op on session id.
+func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id string) (any, error) {
+	var m any
+	err := l.guard(ctx, func() error {
+		var err error
+		if err = l.send(req); err == nil {
+			m, err = l.reply(want)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := m.(agentproto.Reply); ok && r.Status != agentproto.StatusOK {
+		return nil, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
+	}
+	if r, ok := m.(agentproto.AttachReply); ok && r.Status != agentproto.StatusCreated && r.Status != agentproto.StatusAttached {
+		return nil, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
+	}
+	return m, nil
+}
+
+// dial connects to a running agent; with none running it fails with
+// ErrNoAgent.
+func (c *Client) dial(ctx context.Context) (*link, error) {
+	sock := c.socket()
+	l, err := connect(ctx, sock)
+	switch {
+	case err == nil:
+		return l, nil
+	case absent(err):
+		return nil, fmt.Errorf("%w on %s", ErrNoAgent, sock)
+	}
+	return nil, fmt.Errorf("connect to agent on %s: %w", sock, err)
+}
+
+// List describes every session the agent holds. No agent running means no
+// sessions: List then returns nil and no error, and does not start one.
+func (c *Client) List(ctx context.Context) ([]transport.KeptSession, error) {
+	l, err := c.dial(ctx)
+	if errors.Is(err, ErrNoAgent) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer l.nc.Close()
+	m, err := l.call(ctx, listRequest{}, agentproto.TypeListReply, "list", "")
+	if err != nil {
+		return nil, fmt.Errorf("list agent sessions: %w", err)
+	}
+	infos := m.(agentproto.ListReply).Sessions
+	out := make([]transport.KeptSession, 0, len(infos))
+	for _, si := range infos {
+		out = append(out, keptSession(si))
+	}
+	return out, nil
+}
+
+// listRequest stands for the List message, whose payload is empty and
+// which agentproto.Marshal does not take.
+type listRequest struct{}
+
+// Ping checks that an agent of this protocol version answers on the socket
+// (one List round trip). It never starts one: with none running the error
+// matches ErrNoAgent.
+func (c *Client) Ping(ctx context.Context) error {
+	l, err := c.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.nc.Close()
+	if _, err := l.call(ctx, listRequest{}, agentproto.TypeListReply, "list", ""); err != nil {
+		return fmt.Errorf("ping agent: %w", err)
+	}
+	return nil
+}
+
+// Kill ends a session: the agent hangs up its program. An unknown id (or
+// no agent at all) is an error matching transport.ErrNoSession.
+func (c *Client) Kill(ctx context.Context, id string) error {
+	l, err := c.dial(ctx)
+	if errors.Is(err, ErrNoAgent) {
+		return fmt.Errorf("kill session %q: %w: %w", id, transport.ErrNoSession, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer l.nc.Close()
+	if _, err := l.call(ctx, agentproto.Kill{ID: id}, agentproto.TypeReply, "kill", id); err != nil {
+		var se *StatusError
+		if errors.As(err, &se) {
+			return err
+		}
+		return fmt.Errorf("kill session %q: %w", id, err)
+	}
+	return nil
+}
+
+// Stop asks the agent to exit and waits, bounded by ctx, until it no
+// longer accepts connections. Without force the agent refuses while
+// sessions are running (a *StatusError with StatusBusy); with force it ends
+// them. With no agent running the error matches ErrNoAgent.
+func (c *Client) Stop(ctx context.Context, force bool) error {
+	l, err := c.dial(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = l.call(ctx, agentproto.Stop{Force: force}, agentproto.TypeReply, "stop", "")
+	_ = l.nc.Close() // done with it either way
+	var se *StatusError
+	if errors.As(err, &se) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("stop agent: %w", err)
+	}
+	return c.waitGone(ctx)
+}
+
+// waitGone polls until nothing accepts on the socket.
+func (c *Client) waitGone(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	sock := c.socket()
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, "unix", sock)
+		if err != nil {
+			if absent(err) {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("agent on %s acknowledged stop but still accepts connections: %w", sock, ctx.Err())
+			}
+			return fmt.Errorf("wait for agent on %s to stop: %w", sock, err)
+		}
+		_ = nc.Close() // only probing
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("agent on %s acknowledged stop but still accepts connections: %w", sock, ctx.Err())
+		}
+	}
+}
+
+// Create starts a session in the agent and attaches to it from its first
+// byte, starting the agent first if none runs (see the package
+// documentation). An empty t.Term means "xterm-256color", what ttymux's
+// screen emulates; a zero t.Size means transport.DefaultSize. An empty
+// t.Dir and t.Env mean the agent's own working directory and environment.
+func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (transport.KeptConn, transport.KeptSession, error) {
+	size := t.Size
+	if size == (transport.Size{}) {
+		size = transport.DefaultSize
+	}
+	if !size.Valid() {
+		return nil, transport.KeptSession{}, fmt.Errorf("invalid window size %dx%d", size.Rows, size.Cols)
+	}
+	term := t.Term
+	if term == "" {
+		term = "xterm-256color"
+	}
+	l, err := c.dialStart(ctx)
+	if err != nil {
+		return nil, transport.KeptSession{}, err
+	}
+	req := agentproto.Create{Command: t.Command, Args: t.Args, Dir: t.Dir, Env: t.Env,
+		Rows: size.Rows, Cols: size.Cols, Term: term, Meta: meta}
+	conn, ks, _, err := c.open(ctx, l, "create", "", req)
+	if err != nil {
+		return nil, transport.KeptSession{}, err
+	}
+	return conn, ks, nil
+}
+
+// Attach connects to a session the agent holds and streams its output from
+// offset from; from < 0 means from the oldest byte the agent still holds.
+// It never starts an agent: an unknown id, or no agent at all, is an error
+// matching transport.ErrNoSession.
+//
+// Resume.FromLine is the 1-based number of the line holding Resume.From,
+// as the agent counts lines; 0 means unknown (an older agent, attached
+// other than at the oldest byte held).
+func (c *Client) Attach(ctx context.Context, id string, from int64) (transport.KeptConn, transport.KeptSession, transport.Resume, error) {
+	req := agentproto.Attach{ID: id, From: from}
+	if from < 0 {
+		req = agentproto.Attach{ID: id, FromStart: true}
+	}
+	conn, ks, res, err := c.attach(ctx, req)
+	if err != nil {
+		return nil, ks, res, err // a nil *Conn must not become a non-nil interface
+	}
+	return conn, ks, res, nil
+}
+
+// AttachTail attaches for live output, first replaying up to tail bytes
+// from before the end so a human's terminal can be redrawn. It never starts
+// an agent.
+func (c *Client) AttachTail(ctx context.Context, id string, tail int64) (*Conn, transport.KeptSession, transport.Resume, error) {
+	return c.attach(ctx, agentproto.Attach{ID: id, FromEnd: true, Tail: tail})
+}
+
+func (c *Client) attach(ctx context.Context, req agentproto.Attach) (*Conn, transport.KeptSession, transport.Resume, error) {
+	l, err := c.dial(ctx)
+	if errors.Is(err, ErrNoAgent) {
+		err = fmt.Errorf("attach session %q: %w: %w", req.ID, transport.ErrNoSession, err)
+	}
+	if err != nil {
+		return nil, transport.KeptSession{}, transport.Resume{}, err
+	}
+	return c.open(ctx, l, "attach", req.ID, req)
+}
+
+// open sends a Create or Attach on l and, on success, hands l to a Conn.
+func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Conn, transport.KeptSession, transport.Resume, error) {
+	m, err := l.call(ctx, req, agentproto.TypeAttachReply, op, id)
+	if err != nil {
+		_ = l.nc.Close() // best effort; err already set
+		var se *StatusError
+		switch {
+		case errors.As(err, &se):
+		case id != "":
+			err = fmt.Errorf("%s session %q: %w", op, id, err)
+		default:
+			err = fmt.Errorf("%s session: %w", op, err)
+		}
+		return nil, transport.KeptSession{}, transport.Resume{}, err
+	}
+	r := m.(agentproto.AttachReply)
+	ks := keptSession(r.Session)
+	res := transport.Resume{From: r.From, FromLine: r.FromLine, Lost: r.Lost}
+	if res.FromLine == 0 && r.From == r.Session.Start {
+		res.FromLine = r.Session.StartLine // an agent that predates FromLine
+	}
+	log := c.logger().With("session", ks.ID)
+	log.Debug("agent session opened", "op", op, "from", r.From, "lost", r.Lost)
+	return newConn(ks.ID, l, r.From, log), ks, res, nil
+}
+
+// keptSession maps the agent's description to the transport's.
+func keptSession(si agentproto.SessionInfo) transport.KeptSession {
+	return transport.KeptSession{
+		ID:         si.ID,
+		Command:    si.Command,
+		Pid:        si.Pid,
+		Created:    time.UnixMilli(si.Created),
+		Size:       transport.Size{Rows: si.Rows, Cols: si.Cols},
+		Exited:     si.Exited,
+		ExitStatus: si.ExitStatus,
+		ExitSignal: transport.Signal(si.ExitSignal),
+		Start:      si.Start,
+		End:        si.End,
+		StartLine:  si.StartLine,
+		Clients:    si.Clients,
+		Foreground: si.Foreground,
+		Meta:       si.Meta,
+	}
+}

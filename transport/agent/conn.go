@@ -1,0 +1,331 @@
+package agent
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// maxInput bounds one Input frame, so a large paste never makes the agent
+// hold a big frame while the terminal's input queue drains.
+const maxInput = 32 << 10
+
+// closeTimeout bounds how long Close spends trying to say Detach when a
+// Write is stuck (the agent not reading).
+const closeTimeout = 250 * time.Millisecond
+
+var (
+	_ transport.KeptConn     = (*Conn)(nil)
+	_ transport.Resizer      = (*Conn)(nil)
+	_ transport.Signaler     = (*Conn)(nil)
+	_ transport.Foregrounder = (*Conn)(nil)
+	_ transport.EchoReporter = (*Conn)(nil)
+)
+
+// Conn is an attachment to a session held by the agent. It implements
+// transport.KeptConn, transport.Resizer, transport.Signaler,
+// transport.Foregrounder and transport.EchoReporter.
+//
+// Read decodes the agent's frames itself, so exactly one goroutine may Read
+// at a time; Foreground, Echo and Wait depend on that goroutine reading (the
+// session's pump always does). Write, Resize, Signal, SetMeta, Close and the
+// getters may run concurrently with Read and with each other.
+type Conn struct {
+	id  string
+	l   *link
+	log *slog.Logger
+
+	// The reader's own state: touched only by the goroutine in Read.
+	rbuf    []byte              // frame buffer, reused
+	pending []byte              // data Read has not returned yet, starting at off (may alias rbuf)
+	gap     *transport.GapError // reported by the next Read
+	rerr    error               // sticky: once set, Read returns it
+	off     atomic.Int64        // offset of the next byte Read returns
+
+	wmu  sync.Mutex // serialises frame writes; protects the following
+	werr error      // sticky: a failed or partial write spoils the stream
+
+	mu     sync.Mutex // protects the following
+	fg     transport.Foreground
+	echo   bool
+	haveFg bool
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	endOnce   sync.Once
+	end       chan struct{} // closed when endErr is known
+	endErr    error         // what Wait returns
+}
+
+func newConn(id string, l *link, from int64, log *slog.Logger) *Conn {
+	c := &Conn{id: id, l: l, log: log, end: make(chan struct{})}
+	c.off.Store(from)
+	return c
+}
+
+// ID returns the session's id.
+func (c *Conn) ID() string { return c.id }
+
+// Offset returns the output offset of the next byte Read will return.
+// After a Read that returned n bytes it has advanced by n; after a
+// *transport.GapError it is the gap's To. It may be called from any
+// goroutine.
+func (c *Conn) Offset() int64 { return c.off.Load() }
+
+// finish records what Wait returns, once.
+func (c *Conn) finish(err error) {
+	c.endOnce.Do(func() {
+		c.endErr = err
+		close(c.end)
+	})
+}
+
+// Read returns the session's output in order from the attach offset. A
+// *transport.GapError (with n == 0) reports output lost because this
+// client fell behind the agent's ring; the next Read continues after it.
+// After the program's exit and the last of its output, Read returns
+// io.EOF. After Close it returns an error matching ErrDetached and
+// net.ErrClosed; when the agent connection breaks, one matching
+// ErrAgentLost.
+func (c *Conn) Read(p []byte) (int, error) {
+	for {
+		if g := c.gap; g != nil {
+			c.gap = nil
+			return 0, g
+		}
+		if len(c.pending) > 0 {
+			n := copy(p, c.pending)
+			c.pending = c.pending[n:]
+			c.off.Add(int64(n))
+			return n, nil
+		}
+		if c.rerr != nil {
+			return 0, c.rerr
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		if err := c.readFrame(); err != nil {
+			c.rerr = err
+		}
+	}
+}
+
+// readFrame reads one frame and applies it to the reader's state.
+func (c *Conn) readFrame() error {
+	// c.rbuf may be reused: pending, which can alias it, is empty here.
+	f, err := agentproto.ReadFrame(c.l.r, c.rbuf)
+	if err != nil {
+		return c.broken(err)
+	}
+	c.rbuf = f.Payload[:0]
+	switch f.Type {
+	case agentproto.TypeOutput:
+		// Decoded in place, without Unmarshal's copy: the offset varint,
+		// then the data to the end of the payload (agentproto's doc).
+		off, n := binary.Varint(f.Payload)
+		if n <= 0 {
+			_ = c.l.nc.Close() // the stream can't be trusted any more
+			return c.broken(fmt.Errorf("%w: bad Output offset", agentproto.ErrBadFrame))
+		}
+		c.output(off, f.Payload[n:])
+		return nil
+	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply:
+	default:
+		c.log.Debug("skipping agent frame", "type", f.Type)
+		return nil // an AttachReply or a type newer than this client
+	}
+	m, err := agentproto.Unmarshal(f)
+	if err != nil {
+		_ = c.l.nc.Close() // the stream can't be trusted any more
+		return c.broken(err)
+	}
+	switch m := m.(type) {
+	case agentproto.Gap:
+		next := c.off.Load()
+		if m.To > next {
+			c.gap = &transport.GapError{From: next, To: m.To}
+			c.off.Store(m.To)
+		}
+	case agentproto.Exit:
+		var err error
+		if m.Status != 0 || m.Signal != "" {
+			err = &transport.ExitError{Status: m.Status, Signal: transport.Signal(m.Signal)}
+		}
+		c.finish(err)
+		return io.EOF
+	case agentproto.Foreground:
+		c.mu.Lock()
+		c.fg = transport.Foreground{Pgid: m.Pgid, Name: m.Name, IsShell: m.IsShell}
+		c.echo = m.Echo
+		c.haveFg = true
+		c.mu.Unlock()
+	case agentproto.Reply: // the outcome of a SetMeta
+		if m.Status != agentproto.StatusOK {
+			c.log.Warn("agent refused to store session metadata", "status", m.Status, "message", m.Message)
+		}
+	}
+	return nil
+}
+
+// output queues data, which starts at offset off, for Read.
+func (c *Conn) output(off int64, data []byte) {
+	next := c.off.Load()
+	if off < next { // overlap: drop what was already returned
+		skip := next - off
+		if skip >= int64(len(data)) {
+			return
+		}
+		data = data[skip:]
+	} else if off > next { // bytes skipped without a Gap frame
+		c.gap = &transport.GapError{From: next, To: off}
+		c.off.Store(off)
+	}
+	c.pending = data
+}
+
+// broken turns a failed read into Read's final error and Wait's answer.
+func (c *Conn) broken(err error) error {
+	if c.closed.Load() {
+		return c.detachedErr()
+	}
+	lost := fmt.Errorf("session %s: %w (%v); the session may still be running in the agent: reattach with attach", c.id, ErrAgentLost, err)
+	c.finish(lost)
+	return lost
+}
+
+func (c *Conn) detachedErr() error {
+	return fmt.Errorf("session %s: %w; it keeps running in the agent: %w", c.id, ErrDetached, net.ErrClosed)
+}
+
+// send writes one frame; frames from different goroutines never interleave.
+func (c *Conn) send(t agentproto.Type, p []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closed.Load() {
+		return c.detachedErr()
+	}
+	if c.werr != nil {
+		return c.werr
+	}
+	if err := c.l.sendFrame(t, p); err != nil {
+		// A stream with a failed or partial frame is useless: the link
+		// is as good as lost.
+		c.werr = fmt.Errorf("session %s: %w (send: %v); the session may still be running in the agent: reattach with attach", c.id, ErrAgentLost, err)
+		if c.closed.Load() {
+			return c.detachedErr()
+		}
+		return c.werr
+	}
+	return nil
+}
+
+// Write sends p to the session's terminal as one or more Input frames of
+// at most 32 KiB. It blocks while the agent does not keep up; Close
+// unblocks it.
+func (c *Conn) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		chunk := p[:min(len(p), maxInput)]
+		if err := c.send(agentproto.TypeInput, chunk); err != nil {
+			return n, err
+		}
+		n += len(chunk)
+		p = p[len(chunk):]
+	}
+	return n, nil
+}
+
+// Resize changes the session's window size; its foreground program gets
+// SIGWINCH. The agent applies it asynchronously.
+func (c *Conn) Resize(ctx context.Context, sz transport.Size) error {
+	if !sz.Valid() {
+		return fmt.Errorf("invalid window size %dx%d", sz.Rows, sz.Cols)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t, p := agentproto.Marshal(agentproto.Resize{Rows: sz.Rows, Cols: sz.Cols})
+	return c.send(t, p)
+}
+
+// Signal asks the agent to send sig ("INT", "TERM", ...) to the session's
+// foreground process group.
+func (c *Conn) Signal(ctx context.Context, sig transport.Signal) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t, p := agentproto.Marshal(agentproto.Signal{Name: string(sig)})
+	return c.send(t, p)
+}
+
+// SetMeta replaces the metadata the agent keeps with the session. It does
+// not wait for the agent's answer: the frame is ordered with this
+// connection's input, and a refusal is logged by Read.
+func (c *Conn) SetMeta(meta []byte) error {
+	t, p := agentproto.Marshal(agentproto.SetMeta{Meta: meta})
+	return c.send(t, p)
+}
+
+// Foreground returns the foreground process the agent last reported. It
+// is an error until the first report has been read.
+func (c *Conn) Foreground() (transport.Foreground, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.haveFg {
+		return transport.Foreground{}, errors.New("the agent has not reported the foreground process yet")
+	}
+	return c.fg, nil
+}
+
+// Echo returns the terminal's ECHO flag as the agent last reported it. It
+// is an error until the first report has been read.
+func (c *Conn) Echo() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.haveFg {
+		return false, errors.New("the agent has not reported the echo flag yet")
+	}
+	return c.echo, nil
+}
+
+// Wait blocks until the session's program has ended and Read has returned
+// all its output: nil for exit status 0, a *transport.ExitError otherwise.
+// If the agent connection breaks first it returns an error matching
+// ErrAgentLost, and after Close one matching ErrDetached; in both cases
+// the session may still be running. Any number of goroutines may call it.
+func (c *Conn) Wait() error {
+	<-c.end
+	return c.endErr
+}
+
+// Close detaches: it tells the agent to stop streaming and closes the
+// connection. The session keeps running. Close unblocks a pending Read and
+// Write, is idempotent and may run concurrently with other methods.
+func (c *Conn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.closed.Store(true) // from now on failures read as "detached"
+		// Wake a Write stuck on a full socket so Detach can follow it.
+		_ = c.l.nc.SetWriteDeadline(time.Now().Add(closeTimeout))
+		c.wmu.Lock()
+		if c.werr == nil {
+			_ = c.l.sendFrame(agentproto.TypeDetach, nil) // best effort: closing detaches too
+		}
+		c.wmu.Unlock()
+		err = c.l.nc.Close()
+		c.finish(c.detachedErr())
+		c.log.Debug("detached")
+	})
+	return err
+}
