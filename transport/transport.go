@@ -61,6 +61,19 @@ type Target struct {
 	Size Size
 	// Term is the TERM value for the far end; empty means "xterm-256color".
 	Term string
+
+	// SSH: Host is an ssh_config alias or a host name; the other fields
+	// override what the config says. For SSH, Command is a remote command
+	// line run instead of the login shell (Args are ignored).
+	Host         string
+	User         string
+	Port         int
+	IdentityFile string
+	Jump         string // ProxyJump syntax; "none" disables a configured jump
+	// Password answers password and keyboard-interactive prompts and
+	// unlocks encrypted keys. It is a secret: never logged or returned.
+	Password         string
+	AcceptNewHostKey bool
 }
 
 // Resizer is implemented by Conns whose far end has a window size
