@@ -156,7 +156,7 @@ func (s *Session) notifyLocked() {
 // of the stream, then records the exit status.
 func (s *Session) pump() {
 	defer close(s.pumpDone)
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 32<<10)
 	for {
 		n, err := s.conn.Read(buf)
 		if n > 0 {

@@ -90,7 +90,7 @@ func BenchmarkServerRSS10Idle(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for range 10 {
+		for range benchSessions {
 			var open OpenOut
 			call(b, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
 			call(b, cs, "send", map[string]any{"session_id": open.ID, "text": "echo ready"}, nil)
@@ -114,3 +114,11 @@ func rssMB(b *testing.B, pid int) float64 {
 	b.Fatal("no VmRSS")
 	return 0
 }
+
+var benchSessions = func() int {
+	n, err := strconv.Atoi(os.Getenv("TTYMUX_BENCH_SESSIONS"))
+	if err != nil {
+		return 10
+	}
+	return n
+}()
