@@ -3,9 +3,11 @@
 #
 #   ./install.sh [--prefix DIR] [--help]
 #
-# Builds cmd/ttymux with the Go toolchain and installs it as DIR/bin/ttymux
-# (default prefix: $HOME/.local). Idempotent: running it again rebuilds and
-# replaces the binary. Never uses sudo: pick a prefix you can write to.
+# Builds cmd/ttymux and cmd/ttymux-agent with the Go toolchain and installs
+# them as DIR/bin/ttymux and DIR/bin/ttymux-agent (default prefix:
+# $HOME/.local); ttymux starts the agent from beside itself on demand.
+# Idempotent: running it again rebuilds and replaces the binaries. Never uses
+# sudo: pick a prefix you can write to.
 set -eu
 
 prefix="${HOME}/.local"
@@ -14,8 +16,8 @@ usage() {
 	cat <<USAGE
 usage: ./install.sh [--prefix DIR]
 
-Builds ttymux from this checkout and installs DIR/bin/ttymux
-(default DIR: \$HOME/.local). Needs Go 1.26 or newer on PATH.
+Builds ttymux and ttymux-agent from this checkout and installs them in
+DIR/bin (default DIR: \$HOME/.local). Needs Go 1.26 or newer on PATH.
 Then register it with Claude Code:
 
   claude mcp add --scope user ttymux -- DIR/bin/ttymux
@@ -40,7 +42,11 @@ mkdir -p "$bindir"
 echo "+ go build -trimpath -o $bindir/ttymux ./cmd/ttymux"
 (cd "$here" && go build -trimpath -ldflags "-s -w" -o "$bindir/ttymux.tmp" ./cmd/ttymux)
 mv -f "$bindir/ttymux.tmp" "$bindir/ttymux"
-echo "installed $bindir/ttymux ($("$bindir/ttymux" version))"
+echo "+ CGO_ENABLED=0 go build -trimpath -o $bindir/ttymux-agent ./cmd/ttymux-agent"
+(cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bindir/ttymux-agent.tmp" ./cmd/ttymux-agent)
+# A running agent keeps its sessions: replacing the file does not stop it.
+mv -f "$bindir/ttymux-agent.tmp" "$bindir/ttymux-agent"
+echo "installed $bindir/ttymux ($("$bindir/ttymux" version)) and $bindir/ttymux-agent"
 
 case ":$PATH:" in
 *":$bindir:"*) ;;
