@@ -2,12 +2,14 @@ package reduce
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The tests in this file check that the fast paths give exactly what the
@@ -183,7 +185,11 @@ func renderCorpus() [][]byte {
 	for _, tt := range splitTranscripts {
 		all = append(all, []byte(tt.in))
 	}
-	all = append(all, seqOutput(3000), buildLogOutput(3000))
+	all = append(all, seqOutput(3000), buildLogOutput(3000),
+		// A row of cells, emptied, then a plain line: bulk must leave it
+		// to the parser, as a row of cells does not pad empty text (the
+		// C1 control) to the cursor.
+		[]byte("abc\x1bDé\rX\r\x1b[Kabc\n\x1b[A\x1b[5C\u0085\n"))
 	var mixed bytes.Buffer
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&mixed, "line %d\r\n", i)
@@ -256,10 +262,15 @@ func FuzzRenderBulk(f *testing.F) {
 // not finished.
 func TestRenderLinear(t *testing.T) {
 	const n = 1 << 20
+	start := time.Now()
 	for _, in := range []string{strings.Repeat("\r", n), strings.Repeat("a\r", n/2), strings.Repeat("\x00", n), strings.Repeat("\x1b[K", n/3)} {
 		if lines := Render([]byte(in)); len(lines) > 1 {
 			t.Fatalf("%d lines", len(lines))
 		}
+	}
+	// Linear time is milliseconds, quadratic minutes.
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
 	}
 }
 
@@ -282,7 +293,7 @@ func TestRenderAllocs(t *testing.T) {
 // line, and fails if the results differ.
 func reduceBoth(t *testing.T, lines []string, opt Options) {
 	t.Helper()
-	got, want := reduce(lines, opt, false), reduce(lines, opt, true)
+	got, want := reduceLines(lines, opt, false), reduceLines(lines, opt, true)
 	if !slices.Equal(got.Lines, want.Lines) || got.Text != want.Text || got.Elided != want.Elided || got.Collapsed != want.Collapsed ||
 		got.Cut != want.Cut || got.RawLines != want.RawLines || !slices.Equal(got.Notes, want.Notes) {
 		t.Fatalf("%d lines, options %+v:\n got %q %q\nwant %q %q", len(lines), opt, got.Lines, got.Notes, want.Lines, want.Notes)
@@ -345,4 +356,80 @@ func FuzzReduceRuns(f *testing.F) {
 		}
 		reduceBoth(t, strings.Split(in, "\n"), opt)
 	})
+}
+
+// goldenInput makes the output of a made-up session: plain lines (numbers,
+// a build log, progress, repeats, errors) with terminal controls between
+// them.
+func goldenInput(rng *rand.Rand) []byte {
+	pieces := []string{
+		"\r\n", "\n", "\r", "\x1b[32m", "\x1b[0m", "\x1b[2A", "\x1b[K", "\x1b[2K", "\x1b[1B", "\x1b7", "\x1b8", "\x1b[5;1H",
+		"\x1bM", "\x1bD", "\x1bE", "\t", "\b", "é", "日本", "\xff", "\xc2\x85", "\xe2\x82", "\x1b]0;title\x07", "\x1b[3P",
+		"\x1b[2@", "\x1b[4X", "\x1b[J", "\x1b[1K", "\x1b[10G", "\x1b[3C", "\x1b[s", "\x1b[u", "\x00", "\x7f",
+	}
+	var b bytes.Buffer
+	n := rng.IntN(3000)
+	for i := 0; i < n; i++ {
+		switch k := rng.IntN(100); {
+		case k < 30:
+			fmt.Fprintf(&b, "%d\r\n", i)
+		case k < 45:
+			fmt.Fprintf(&b, "  CC      drivers/%c%c/file%d.o\r\n", 'a'+rng.IntN(26), 'a'+rng.IntN(26), rng.IntN(5))
+		case k < 55:
+			fmt.Fprintf(&b, "Downloading %d%% (%d.%d MB/s)\r\n", i%100, i/10, i%10)
+		case k < 62:
+			b.WriteString("retrying\r\n")
+		case k < 65:
+			fmt.Fprintf(&b, "x.c:%d:1: error: bad thing\r\n", i)
+		case k < 67:
+			fmt.Fprintf(&b, "warning: %s is deprecated\r\n", []string{"foo", "bar"}[rng.IntN(2)])
+		case k < 69:
+			fmt.Fprintf(&b, "%s\r\n", strings.Repeat("long ", 10+rng.IntN(500)))
+		default:
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+	}
+	return b.Bytes()
+}
+
+func goldenOptions(rng *rand.Rand) Options {
+	opt := Options{FirstLine: int64(rng.IntN(3) * 1000)}
+	if rng.IntN(2) == 0 {
+		opt.ReadHint = hint
+	}
+	if rng.IntN(2) == 0 {
+		opt.MaxLines, opt.Head, opt.Tail = rng.IntN(300)-1, rng.IntN(80)-1, rng.IntN(80)-1
+	}
+	if rng.IntN(3) == 0 {
+		opt.DigitRun = rng.IntN(10) - 1
+	}
+	if rng.IntN(3) == 0 {
+		opt.MaxLineLen = rng.IntN(600) - 1
+	}
+	if rng.IntN(6) == 0 {
+		opt.KeepPattern = regexp.MustCompile(`retry|[02468]$`)
+	}
+	return opt
+}
+
+// TestGolden pins what RenderNumbered and Reduce give for 400 made-up
+// sessions to what they gave before the fast paths: the digest is of the
+// byte-at-a-time renderer and of Reduce with one entry per line, as they
+// were. If a change to the rules changes it on purpose, put the new
+// digest here.
+func TestGolden(t *testing.T) {
+	const want = "02d9d029c7a50bef01028333896757bda5b118bc90df2593eadda37e67ec6845"
+	rng := rand.New(rand.NewPCG(2024, 11))
+	h := sha256.New()
+	for range 400 {
+		in := goldenInput(rng)
+		opt := goldenOptions(rng)
+		lines, nums := RenderNumbered(in)
+		opt.LineNumbers = nums
+		res := Reduce(lines, opt)
+		fmt.Fprintf(h, "%q %v\n%q %d %d %d %d %q\n", lines, nums, res.Text, res.Elided, res.Collapsed, res.Cut, res.RawLines, res.Notes)
+	}
+	if got := fmt.Sprintf("%x", h.Sum(nil)); got != want {
+		t.Errorf("digest %s, want %s", got, want)
+	}
 }

@@ -232,10 +232,10 @@ func (x index) expand(out []entry, a, b int) []entry {
 // Lines should come from a Renderer or StripANSI; invalid UTF-8 in them
 // becomes U+FFFD. Reduce is safe for concurrent use if ReadHint is.
 func Reduce(lines []string, opt Options) Result {
-	return reduce(lines, opt, false)
+	return reduceLines(lines, opt, false)
 }
 
-func reduce(lines []string, opt Options, perLine bool) Result {
+func reduceLines(lines []string, opt Options, perLine bool) Result {
 	r := reducer{Options: opt, lines: lines, perLine: perLine}
 	r.defaults()
 	res := Result{RawLines: len(lines)}
@@ -487,7 +487,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		first = false
 		out = append(out, r.marker(kMarker, 0, 0, text))
 	}
-	// keepAt keeps entry v, line i, if there is room.
+	// keepAt keeps entry v, e, if there is room.
 	keepAt := func(v int, e entry) bool {
 		if kept == maxKept {
 			extra++

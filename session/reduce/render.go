@@ -78,10 +78,10 @@ const (
 // (cursor-up cannot reach it any more) or at Flush. The zero Renderer is
 // ready to use. A Renderer is not safe for concurrent use.
 //
-// Lines of plain text (no control characters but a final "\n" or
-// "\r\n") that start at the bottom of the window, which is most of any
-// long output, bypass the byte-at-a-time parser: they are split in bulk
-// and, when Emit is nil, stored together.
+// Lines of plain text (no control characters but the '\n' that ends them,
+// with '\r' before it or not) that start at the bottom of the window, which
+// is most of any long output, bypass the byte-at-a-time parser: they are
+// split in bulk and, when Emit is nil, stored together.
 type Renderer struct {
 	// Emit, if not nil, receives each completed line in order. Text
 	// excludes the line ending. Num is the number of '\n' bytes written
@@ -459,8 +459,8 @@ const bulkBatch = 1024
 
 // bulk renders the plain lines at the start of p and returns how many
 // bytes they take. The cursor must be at column 0 of an empty bottom row
-// that holds bytes rather than cells (see row: a row of cells pads
-// differently), not detached, with no UTF-8 character pending. A plain line is text
+// that holds bytes rather than cells (a row of cells pads differently),
+// not detached, with no UTF-8 character pending. A plain line is text
 // without controls (valid UTF-8 without C1 controls) followed by '\n',
 // with any number of '\r' before it: Write would append it to the bottom
 // row and start a new one, which bulk does without the byte-at-a-time
@@ -484,7 +484,7 @@ func (r *Renderer) bulk(p []byte) int {
 		if k == len(p) {
 			// The end of p, or an unfinished line, which Write shows.
 			// Writes of '\r' must not come back here for each byte.
-			stop = false
+			stop = i < len(p)
 			break
 		}
 		if p[k] != '\n' {
