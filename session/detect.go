@@ -47,6 +47,7 @@ type detector struct {
 	over  bool   // buf overflowed: the sequence is ignored
 
 	marks []mark
+	count int // marks found so far, including those dropped from marks
 
 	bracketedPaste bool // DECSET 2004
 	appCursor      bool // DECSET 1 (DECCKM)
@@ -211,6 +212,7 @@ func (d *detector) osc(end int64) {
 		d.marks = d.marks[:maxMarks/2]
 	}
 	d.marks = append(d.marks, m)
+	d.count++
 }
 
 // firstAfter returns the first mark of kind k that starts at or after off.

@@ -67,6 +67,7 @@ type Session struct {
 	exitCode   *int
 	ready      bool          // the shell integration has drawn its first prompt
 	changed    chan struct{} // closed and replaced on every change
+	marked     chan struct{} // closed and replaced on a new mark or the end
 	secrets    []string
 	closed     bool
 	cmd        *command         // the last command sent, for read {wait: true}
@@ -119,6 +120,7 @@ func newSession(c sessionConfig) *Session {
 		det:       newDetector(c.nonce),
 		size:      c.size,
 		changed:   make(chan struct{}),
+		marked:    make(chan struct{}),
 		pumpDone:  make(chan struct{}),
 		readOff:   max(c.readOff, c.from),
 		cmd:       c.cmd,
@@ -152,6 +154,14 @@ func (s *Session) notifyLocked() {
 	s.changed = make(chan struct{})
 }
 
+// notifyMarkLocked wakes the waiters that care only about shell-integration
+// marks and the end of the session, which are rare, so that a flood of
+// output does not wake them once per chunk. s.mu must be held.
+func (s *Session) notifyMarkLocked() {
+	close(s.marked)
+	s.marked = make(chan struct{})
+}
+
 // pump is the session's one reader. It runs until the Conn reports the end
 // of the stream, then records the exit status.
 func (s *Session) pump() {
@@ -164,10 +174,12 @@ func (s *Session) pump() {
 			s.mu.Lock()
 			s.ring.Write(p)
 			s.lines.Write(p)
+			marks := s.det.count
 			s.det.Write(p)
 			s.lastOutput = s.now()
-			if !s.ready && len(s.det.marks) > 0 {
+			if s.det.count != marks {
 				s.ready = true
+				s.notifyMarkLocked()
 			}
 			s.notifyLocked()
 			s.mu.Unlock()
@@ -197,6 +209,7 @@ func (s *Session) pump() {
 	s.mu.Lock()
 	s.exited = true
 	s.exitErr = werr
+	s.notifyMarkLocked()
 	code := 0
 	var ee *transport.ExitError
 	switch {

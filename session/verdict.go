@@ -119,6 +119,10 @@ func (s *Session) evaluate(c *command) (verdict, <-chan struct{}, bool) {
 	quietFor := s.now().Sub(s.lastOutput)
 	ready := s.ready
 	ch := s.changed
+	if c.until == nil && ready && c.atPrompt && (c.anchor >= 0 || cmdOK) {
+		// Only a mark (or the end) can decide: sleep through the output.
+		ch = s.marked
+	}
 	if c.anchor < 0 {
 		switch {
 		case cmdOK && (!doneOK || cmd.off < done.off):
