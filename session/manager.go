@@ -168,18 +168,31 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 		t.Command = m.shell()
 	}
 	nonce := ""
-	if req.Transport == "local" {
+	command := strings.TrimSpace(t.Command + " " + strings.Join(req.Target.Args, " "))
+	shell := shellKind(t.Command) != ""
+	switch req.Transport {
+	case "local":
 		n, err := integrate(&t, m.opts.StateDir, m.opts.NoRC)
 		if err != nil {
 			m.log.Warn("shell integration unavailable", "err", err)
 		}
 		nonce = n
+	case "ssh":
+		command = "ssh " + t.Host
+		if t.Command != "" {
+			command += " " + t.Command
+		}
+		shell = t.Command == ""
+		n, err := integrateRemote(&t)
+		if err != nil {
+			m.log.Warn("shell integration unavailable", "err", err)
+		}
+		nonce = n
 	}
-	command := strings.TrimSpace(t.Command + " " + strings.Join(req.Target.Args, " "))
 	cfg := sessionConfig{
 		id: id, name: req.Name, transport: req.Transport, command: command,
 		size: t.Size, ringSize: m.opts.RingSize, nonce: nonce,
-		shell: shellKind(t.Command) != "",
+		shell: shell,
 	}
 	note := ""
 	if req.Persistent && req.Transport == "local" && m.opts.Keeper != nil {
@@ -213,6 +226,10 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	cfg.log = m.log.With("session", cfg.id)
 	s := newSession(cfg)
 	s.openNote = note
+	if t.Password != "" {
+		// Should the far end ever echo it, results show ******** instead.
+		s.secrets = append(s.secrets, t.Password)
+	}
 	switch {
 	case nonce != "":
 		if !s.waitReady(ctx, m.opts.ReadyTimeout) {

@@ -1,0 +1,75 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
+)
+
+// sshdLike runs a remote command the way sshd does: with the user's shell,
+// `$SHELL -c command`, on a PTY. It lets the remote bootstrap be tested
+// without a network.
+type sshdLike struct{ shell string }
+
+func (o sshdLike) Open(ctx context.Context, t transport.Target) (transport.Conn, error) {
+	lt := transport.Target{Command: o.shell, Env: append(t.Env, "SHELL="+o.shell), Size: t.Size, Dir: t.Dir}
+	if t.Command != "" {
+		lt.Args = []string{"-c", t.Command}
+	} else {
+		lt.Args = []string{"-l"}
+	}
+	return (&local.Opener{}).Open(ctx, lt)
+}
+
+func TestRemoteBootstrap(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			path, err := exec.LookPath(shell)
+			if err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s missing under CI", shell)
+				}
+				t.Skipf("%s not installed", shell)
+			}
+			home := t.TempDir()
+			tmp := t.TempDir()
+			// A login shell reads these; the hook must load after them.
+			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("export FROM_PROFILE=bash\nPS1='$ '\n"), 0o600)
+			os.WriteFile(filepath.Join(home, ".zprofile"), []byte("export FROM_PROFILE=zsh\nPROMPT='%% '\n"), 0o600)
+			m := session.NewManager(session.Options{
+				Openers:  map[string]transport.Opener{"ssh": sshdLike{shell: path}},
+				StateDir: t.TempDir(),
+			})
+			t.Cleanup(m.CloseAll)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
+				Host: "example", Env: []string{"HOME=" + home, "TMPDIR=" + tmp, "ZDOTDIR="}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Info().Integrated {
+				t.Fatalf("remote integration not ready: %+v", s.Info())
+			}
+			r := send(t, s, session.SendRequest{Text: "echo $FROM_PROFILE; (exit 6)"})
+			if r.Output != shell || exitCode(r) != "6" || r.Via != session.ViaExitCode {
+				t.Fatalf("output %q exit %s via %q", r.Output, exitCode(r), r.Via)
+			}
+			left, _ := os.ReadDir(tmp)
+			if len(left) != 0 {
+				t.Fatalf("bootstrap left files behind in TMPDIR: %v", left)
+			}
+			if r := send(t, s, session.SendRequest{Text: "env | grep TTYMUX_ | grep -v TTYMUX_SESSION= || echo none"}); strings.TrimSpace(r.Output) != "none" {
+				t.Fatalf("TTYMUX_ variables leaked into the shell: %q", r.Output)
+			}
+		})
+	}
+}
