@@ -11,8 +11,10 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // A Conn is a live byte stream to a shell, device or process. Read, Write and
@@ -74,6 +76,24 @@ type Target struct {
 	// unlocks encrypted keys. It is a secret: never logged or returned.
 	Password         string
 	AcceptNewHostKey bool
+
+	// Serial: Command is the port path (any path, pseudo-terminals
+	// included); Serial holds the line settings.
+	Serial SerialParams
+}
+
+// SerialParams are a serial port's line settings. Zero values mean 115200
+// baud, 8 data bits, no parity, 1 stop bit, no flow control.
+type SerialParams struct {
+	Baud     int
+	DataBits int    // 5–8
+	Parity   string // "none", "odd", "even", "mark", "space"
+	StopBits string // "1", "1.5", "2"
+	// FlowControl is "none" or "rtscts" (hardware), where supported.
+	FlowControl string
+	// Reconnect reopens the port when the device comes back after being
+	// unplugged, keeping the session.
+	Reconnect bool
 }
 
 // Resizer is implemented by Conns whose far end has a window size
@@ -137,3 +157,41 @@ func (e *ExitError) Error() string {
 
 // ExitStatus returns the status as a shell's $? would show it.
 func (e *ExitError) ExitStatus() int { return e.Status }
+
+// Breaker is implemented by Conns that can send a line BREAK (serial ports:
+// a BREAK drops a board into its monitor or bootloader).
+type Breaker interface {
+	Break(ctx context.Context, d time.Duration) error
+}
+
+// ModemLine names a modem control line.
+type ModemLine string
+
+const (
+	DTR ModemLine = "dtr"
+	RTS ModemLine = "rts"
+)
+
+// ModemController is implemented by Conns with modem control lines (serial
+// ports). Boards are commonly reset, or put into their bootloader, by
+// toggling DTR and RTS. A device that has no such lines (a pseudo-terminal)
+// returns an error wrapping ErrUnsupported.
+type ModemController interface {
+	SetModemLine(line ModemLine, on bool) error
+}
+
+// ErrUnsupported is wrapped by errors for operations the far end cannot do.
+var ErrUnsupported = errors.New("not supported by this device")
+
+// Link states reported by LinkStater.
+const (
+	LinkUp           = "up"
+	LinkDisconnected = "disconnected"
+)
+
+// LinkStater is implemented by Conns whose link can drop and come back
+// without ending the session (a serial device unplugged and plugged in
+// again). Read blocks while the link is down.
+type LinkStater interface {
+	LinkState() string
+}
