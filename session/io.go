@@ -151,6 +151,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	sendOff := s.ring.End()
 	last, ok := s.det.last()
 	atPrompt := ok && last.kind != markCommand
+	prompt := s.learnPromptLocked()
 	s.mu.Unlock()
 
 	start := s.now()
@@ -161,7 +162,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		typed = "" // its echo, if any, is redacted; never match against it
 	}
 	c := newCommand(sendOff, start, typed, until)
-	c.atPrompt = atPrompt
+	c.atPrompt, c.prompt = atPrompt, prompt
 	s.mu.Lock()
 	s.cmd = c
 	s.mu.Unlock()
@@ -224,7 +225,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	}
 	st := s.classify()
 	r.State, r.Foreground = st.state, st.foreground
-	if v.complete && v.via != ViaExited && v.via != ViaUntil {
+	if v.complete && (v.via == ViaExitCode || v.via == ViaShell) {
 		r.State = "prompt"
 	}
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
@@ -451,7 +452,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	s.persist()
 	st := s.classify()
 	r.State, r.Foreground = st.state, st.foreground
-	if v.complete && v.via != ViaExited && v.via != ViaUntil {
+	if v.complete && (v.via == ViaExitCode || v.via == ViaShell) {
 		r.State = "prompt"
 	}
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
@@ -469,7 +470,7 @@ func (s *Session) peek(c *command) verdict {
 		return verdict{}
 	}
 	wc := *c
-	v, _, _ := s.evaluate(&wc)
+	v, _, _, _ := s.evaluate(&wc)
 	return v
 }
 

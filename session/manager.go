@@ -238,7 +238,7 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	case s.shell:
 		// A shell without the hook: let it draw its first prompt, so the
 		// first command's echo does not come before that prompt.
-		s.waitSettled(ctx, m.opts.ReadyTimeout)
+		s.waitSettled(ctx, min(m.opts.ReadyTimeout, time.Second))
 	}
 	s.persist()
 	m.log.Info("session opened", "session", cfg.id, "transport", req.Transport, "command", command, "persistent", cfg.kept)

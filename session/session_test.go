@@ -359,11 +359,20 @@ func TestShellLayerWithoutIntegration(t *testing.T) {
 	if err != nil {
 		sh = "/bin/sh"
 	}
-	m := newManager(t, session.Options{Shell: sh})
-	s := openShell(t, m)
-	r := send(t, s, session.SendRequest{Text: "sleep 0.5; echo slept"})
-	if !r.Complete || r.Via != session.ViaShell || r.Output != "slept" {
-		t.Fatalf("got complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+	for _, tt := range []struct {
+		name, ps1, via string
+	}{
+		{"no prompt: the shell layer decides", "", session.ViaShell},
+		{"a prompt: the prompt layer decides", "$ ", session.ViaPrompt},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newManager(t, session.Options{Shell: sh})
+			s := openShell(t, m, "PS1="+tt.ps1)
+			r := send(t, s, session.SendRequest{Text: "sleep 0.5; echo slept"})
+			if !r.Complete || r.Via != tt.via || r.Output != "slept" {
+				t.Fatalf("got complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+			}
+		})
 	}
 }
 
@@ -448,5 +457,52 @@ func waitForeground(t *testing.T, s *session.Session, name string) {
 			t.Fatalf("foreground is %q, want %q", s.Info().Foreground, name)
 		}
 		time.Sleep(5 * time.Millisecond) // polling a kernel state: no event announces it
+	}
+}
+
+// TestNestedShellPromptLayer types a shell into the session, as `ssh host`
+// or `docker exec -it c bash` would be: inside it ttymux has no hook, and the
+// prompt layer must not call a quiet command complete early.
+func TestNestedShellPromptLayer(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "PS1='inner$ ' bash --norc --noprofile"})
+	if !r.Complete || r.Via != session.ViaPrompt || r.Foreground != "bash" {
+		t.Fatalf("nested bash start: complete=%v via=%q fg=%q output=%q", r.Complete, r.Via, r.Foreground, r.Output)
+	}
+	r = send(t, s, session.SendRequest{Text: "sleep 1; echo inner-done"})
+	if !r.Complete || r.Via != session.ViaPrompt || r.Output != "inner-done" {
+		t.Fatalf("inner command: complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+	}
+	r = send(t, s, session.SendRequest{Text: "cd /tmp"})
+	if !r.Complete || r.Via != session.ViaPrompt {
+		t.Fatalf("cd inside: %+v", r)
+	}
+	r = send(t, s, session.SendRequest{Text: "exit 3"})
+	if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != "3" || r.State != "prompt" {
+		t.Fatalf("exit from the nested shell: complete=%v via=%q exit=%s state=%q", r.Complete, r.Via, exitCode(r), r.State)
+	}
+}
+
+func TestPythonREPLWithoutUntil(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("python3 missing under CI; .ci/run installs it")
+		}
+		t.Skip("python3 not installed")
+	}
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "python3 -q"})
+	if !r.Complete || r.Via != session.ViaPrompt || r.State != "repl" {
+		t.Fatalf("python3 start: complete=%v via=%q state=%q output=%q", r.Complete, r.Via, r.State, r.Output)
+	}
+	r = send(t, s, session.SendRequest{Text: "import time; time.sleep(0.5); print(6*7)"})
+	if !r.Complete || r.Via != session.ViaPrompt || r.Output != "42" {
+		t.Fatalf("print(6*7): complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+	}
+	r = send(t, s, session.SendRequest{Text: "for i in range(3):\n    print(i)\n"})
+	if !r.Complete || !strings.Contains(r.Output, "0\n1\n2") {
+		t.Fatalf("multi-line block: complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
 	}
 }

@@ -32,7 +32,6 @@ var (
 	passwordRe = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|verification code|token)[^:\n]{0,60}:\s*$`)
 	confirmRe  = regexp.MustCompile(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
 	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*)\s*$`)
-	replRe     = regexp.MustCompile(`(>>>|\.\.\.|In \[\d+\]:|\w+=[#>]|irb\(main\)[^>]*>|>|mysql>|sqlite>|ghci>|\$|#|%)\s?$`)
 )
 
 var pagers = map[string]bool{"less": true, "more": true, "most": true, "pg": true, "man": true}
@@ -92,6 +91,10 @@ func (s *Session) classify() status {
 	case hasMark && lastMark.kind != markCommand && (!fgOK || fg.IsShell):
 		st.state = "prompt"
 	case !hasMark && s.shell && fgOK && fg.IsShell && s.now().Sub(s.lastOutputAt()) >= shellQuiet:
+		st.state = "prompt"
+	case st.lastLine != "" && len(st.lastLine) <= maxPrompt && knownPromptRe.MatchString(st.lastLine) && s.now().Sub(s.lastOutputAt()) >= knownQuiet:
+		// A shell typed into the session (ssh, docker exec) waits at its
+		// prompt.
 		st.state = "prompt"
 	default:
 		st.state = "running"

@@ -16,6 +16,7 @@ const (
 	ViaExited   = "exited"
 	ViaUntil    = "until"
 	ViaExitCode = "exit-code"
+	ViaPrompt   = "prompt"
 	ViaShell    = "shell"
 	ViaTimeout  = "timeout"
 )
@@ -42,6 +43,10 @@ type command struct {
 	// atPrompt: the integrated shell was waiting at its prompt, so it will
 	// mark the start of the command's output.
 	atPrompt bool
+	// prompt is the rendered text at the cursor when the text was sent
+	// (the prompt the command was typed at), or "" when it did not look
+	// like a prompt.
+	prompt string
 
 	// Derived while waiting.
 	anchor  int64 // start of the command's output; -1 while the echo is still arriving
@@ -72,6 +77,12 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	start := s.now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
+	// During a flood, re-evaluating on every chunk costs more than the
+	// reading itself, so evaluations on output are at least coalesceEvery
+	// apart; marks and the end of the session are acted on at once.
+	coalesce := time.NewTimer(time.Hour)
+	coalesce.Stop()
+	defer coalesce.Stop()
 	var poll <-chan time.Time
 	var progress <-chan time.Time
 	if tick != nil {
@@ -79,23 +90,34 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 		defer t.Stop()
 		progress = t.C
 	}
+	var last time.Time
 	for {
-		v, ch, needPoll := s.evaluate(c)
+		v, changed, marked, needPoll := s.evaluate(c)
 		if v.complete {
 			return v
 		}
+		last = time.Now()
 		if needPoll && poll == nil {
 			t := time.NewTicker(pollEvery)
 			defer t.Stop()
 			poll = t.C
 		}
+		var coalesced <-chan time.Time
+	wait:
 		select {
-		case <-ch:
+		case <-changed:
+			if d := coalesceEvery - time.Since(last); d > 0 && coalesced == nil {
+				coalesce.Reset(d)
+				coalesced, changed = coalesce.C, nil
+				goto wait
+			}
+		case <-coalesced:
+		case <-marked:
 		case <-poll:
 		case <-progress:
 			tick(s.now().Sub(start))
 		case <-deadline.C:
-			v, _, _ = s.evaluate(c)
+			v, _, _, _ = s.evaluate(c)
 			if !v.complete {
 				v.via = ViaTimeout
 			}
@@ -104,13 +126,19 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 			v.via = ViaTimeout
 			return v
 		}
+		if coalesced != nil {
+			coalesce.Stop()
+		}
 	}
 }
 
-// evaluate applies the verdict layers once. It returns the channel that is
-// closed on the next change, and whether the foreground must be polled
-// because no event will announce completion.
-func (s *Session) evaluate(c *command) (verdict, <-chan struct{}, bool) {
+// coalesceEvery is the least time between two evaluations woken by output.
+const coalesceEvery = 2 * time.Millisecond
+
+// evaluate applies the verdict layers once. It returns the channels closed
+// on the next output and on the next mark (or the end), and whether the
+// foreground must be polled because no event will announce completion.
+func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct{}, poll bool) {
 	s.mu.Lock()
 	end := s.ring.End()
 	exited, code := s.exited, s.exitCode
@@ -118,11 +146,7 @@ func (s *Session) evaluate(c *command) (verdict, <-chan struct{}, bool) {
 	cmd, cmdOK := s.det.firstAfter(markCommand, c.sendOff)
 	quietFor := s.now().Sub(s.lastOutput)
 	ready := s.ready
-	ch := s.changed
-	if c.until == nil && ready && c.atPrompt && (c.anchor >= 0 || cmdOK) {
-		// Only a mark (or the end) can decide: sleep through the output.
-		ch = s.marked
-	}
+	ch, mch := s.changed, s.marked
 	if c.anchor < 0 {
 		switch {
 		case cmdOK && (!doneOK || cmd.off < done.off):
@@ -152,7 +176,7 @@ func (s *Session) evaluate(c *command) (verdict, <-chan struct{}, bool) {
 	s.mu.Unlock()
 
 	echoPending := c.anchor < 0 && !(ready && c.atPrompt && !doneOK && !exited)
-	v := verdict{anchor: c.anchor, end: end}
+	v = verdict{anchor: c.anchor, end: end}
 	if v.anchor < 0 {
 		v.anchor = end
 	}
@@ -162,35 +186,45 @@ func (s *Session) evaluate(c *command) (verdict, <-chan struct{}, bool) {
 		if doneOK {
 			v.end = done.off
 		}
-		return v, ch, false
+		return v, ch, mch, false
 	}
 	if c.until != nil && region != nil {
 		text := strings.Join(reduce.Render(region), "\n")
 		c.scanned = end
 		if loc := c.until.FindStringIndex(text); loc != nil {
 			v.complete, v.via, v.match = true, ViaUntil, text[loc[0]:loc[1]]
-			return v, ch, false
+			return v, ch, mch, false
 		}
 	}
 	if doneOK {
 		st := done.status
 		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.off
-		return v, ch, false
+		return v, ch, mch, false
+	}
+	if c.anchor >= 0 && c.anchor < end {
+		switch at, ok := s.promptBack(c, end, quietFor); {
+		case ok:
+			v.complete, v.via, v.end = true, ViaPrompt, at
+			return v, ch, mch, false
+		case at >= 0:
+			// A prompt is at the cursor; complete once output stays quiet.
+			return v, ch, mch, true
+		}
 	}
 	if !s.shell || ready {
-		return v, ch, echoPending
+		return v, ch, mch, echoPending
 	}
 	// The shell layer: no hook, so ask the kernel who owns the terminal.
 	fg, ok := s.foreground()
 	if !ok {
-		return v, ch, echoPending
+		return v, ch, mch, echoPending
 	}
 	if fg.IsShell && quietFor >= shellQuiet && s.now().Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
 		v.complete, v.via = true, ViaShell
 		v.end = s.promptStart(v.anchor, end)
-		return v, ch, false
+		return v, ch, mch, false
 	}
-	return v, ch, true
+	return v, ch, mch, true
 }
 
 // echoEndLocked finds where the echo of the typed lines ends, scanning from

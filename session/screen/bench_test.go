@@ -2,7 +2,9 @@ package screen
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkWriteFlood measures the Write path with `seq`-style output in
@@ -69,4 +71,33 @@ func BenchmarkEmulator(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkIdleScreenMemory measures what an idle Screen of 40x120 that
+// has shown a bash prompt keeps on the heap (B/screen) and on goroutine
+// stacks (stack-B/screen), after the quiet delay has passed.
+func BenchmarkIdleScreenMemory(b *testing.B) {
+	const n = 100
+	prompt := []byte("\x1b]0;user@host: ~/src/ttymux\x07\x1b[?2004huser@host:~/src/ttymux$ ")
+	var heap, stack float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		screens := make([]*Screen, n)
+		for i := range screens {
+			screens[i] = New(40, 120, Options{})
+			_, _ = screens[i].Write(prompt)
+		}
+		time.Sleep(5 * quietDelay) // let any catch-up run
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap += float64(after.HeapInuse) - float64(before.HeapInuse)
+		stack += float64(after.StackInuse) - float64(before.StackInuse)
+		for _, s := range screens {
+			_ = s.Close()
+		}
+	}
+	b.ReportMetric(heap/float64(b.N)/n, "B/screen")
+	b.ReportMetric(stack/float64(b.N)/n, "stack-B/screen")
 }

@@ -70,6 +70,14 @@ type transition struct {
 // A span is a half-open range of backlog offsets.
 type span struct{ start, end int }
 
+// A resize is a change of the screen size recorded in a backlog while
+// there is no emulator: the bytes before off were written at the old size.
+type resize struct {
+	off              int
+	oldRows, oldCols int
+	rows, cols       int
+}
+
 // A backlog is output not yet fed to the emulator, with what the scanner
 // found in it.
 type backlog struct {
@@ -79,6 +87,7 @@ type backlog struct {
 	cleanFrom int          // first offset at which the scanner was in the ground state; -1 if never
 	trans     []transition // in order
 	holes     []span       // complete control strings, in order: never cut inside one
+	resizes   []resize     // in order; compact drops them (see Screen.Resize)
 }
 
 // reset empties b for bytes that follow a scanner in state sc, keeping
@@ -93,6 +102,7 @@ func (b *backlog) reset(sc *scanner) {
 	}
 	b.trans = b.trans[:0]
 	b.holes = b.holes[:0]
+	b.resizes = b.resizes[:0]
 }
 
 // A scanner carries the parse state of the byte stream across Writes, so

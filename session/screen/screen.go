@@ -60,8 +60,9 @@ var defaultLimits = limits{quiet: quietDelay, maxBacklog: maxBacklog, maxReplay:
 // A Screen is a terminal emulator fed with a program's output: bytes in,
 // screen snapshots out. All its methods are safe for concurrent use.
 //
-// Write never waits for the emulator. Snapshot, Scrollback, Resize and Reset
-// wait for it.
+// The emulator is created on first need (see the package documentation).
+// Write never waits for it. Snapshot, Scrollback, Resize and Reset wait for
+// it.
 type Screen struct {
 	lim        limits
 	scrollback int
@@ -82,20 +83,22 @@ type Screen struct {
 	cbuf   []byte // scratch for compaction in Write
 	rows   int
 	cols   int
-	writes uint64 // number of Writes, to detect quiet
-	urgent bool   // a query waits for its answer
-	armed  bool   // run has been told of pending output
-	closed bool
+	writes uint64       // number of Writes, to detect quiet
+	urgent bool         // a query waits for its answer
+	armed  bool         // run has been told of pending output
+	closed bool         // Close has begun
+	made   *vt.Emulator // emu once it exists, for Write and Close; not to be used
 
 	// emuMu protects the following, and serialises all use of the
 	// emulator. Lock order: emuMu, then mu.
 	emuMu sync.Mutex
-	emu   *vt.Emulator
-	fbuf  []byte // scratch for compaction in catchUp
+	emu   *vt.Emulator // nil until first needed
+	fbuf  []byte       // scratch for compaction in catchUp
 }
 
 // New returns a Screen of rows by cols cells, ready for Write. Values below
-// 1 mean 24 rows or 80 columns. The Screen runs goroutines until Close.
+// 1 mean 24 rows or 80 columns. The Screen runs goroutines until Close. It
+// does not create the emulator yet.
 func New(rows, cols int, opts Options) *Screen {
 	return newScreen(rows, cols, opts, defaultLimits)
 }
@@ -119,28 +122,55 @@ func newScreen(rows, cols int, opts Options, lim limits) *Screen {
 		done:       make(chan struct{}),
 		rows:       rows,
 		cols:       cols,
-		emu:        vt.NewEmulator(cols, rows),
 	}
-	s.emu.SetScrollbackSize(sb)
+	s.pend.reset(&s.sc)
+	s.wg.Go(s.run)
+	return s
+}
+
+// makeEmu creates the emulator at rows x cols, with the goroutines that
+// read its answers to queries. s.emuMu must be held, and s.emu be nil.
+func (s *Screen) makeEmu(rows, cols int) {
+	emu := vt.NewEmulator(cols, rows)
+	emu.SetScrollbackSize(s.scrollback)
 	// vt answers DSR 5 (operating status) with the DEC form ESC[?0n;
 	// terminals answer ESC[0n (ECMA-48 8.3.35; xterm ctlseqs, "CSI Ps n").
 	// Handlers registered later are tried first.
-	s.emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
+	emu.RegisterCsiHandler('n', func(params ansi.Params) bool {
 		if n, _, _ := params.Param(0, 0); n != 5 || len(params) != 1 {
 			return false
 		}
-		_, _ = io.WriteString(s.emu.InputPipe(), "\x1b[0n") // fails only after Close
+		_, _ = io.WriteString(emu.InputPipe(), "\x1b[0n") // fails only after Close
 		return true
 	})
-	s.pend.reset(&s.sc)
+	s.emu = emu
 
 	// vt's Write blocks on a query until its answer is read from the
-	// emulator, so something must always be reading.
+	// emulator, so something must always be reading. Close waits for the
+	// readers if it finds s.made set; if it has run already, nobody
+	// reads, and the closed pipe makes the answers fail instead of block.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.made = emu
+	if s.closed {
+		closeInput(emu)
+		return
+	}
 	replies := make(chan []byte, replyQueue)
-	s.wg.Go(func() { s.drain(replies) })
+	s.wg.Go(func() { s.drain(emu, replies) })
 	s.wg.Go(func() { s.answer(replies) })
-	s.wg.Go(s.run)
-	return s
+}
+
+// closeInput closes the emulator's input pipe, which ends drain and makes
+// further answers fail at once. Closing the pipe, rather than calling the
+// emulator's Close, avoids racing with its unguarded closed flag, which
+// Read checks, and keeps the emulator usable.
+func closeInput(emu *vt.Emulator) {
+	if c, ok := emu.InputPipe().(io.Closer); ok {
+		_ = c.Close() // a pipe's Close cannot fail
+	} else {
+		_ = emu.Close()
+	}
 }
 
 // Write records output of the program for the emulator. It never blocks on
@@ -167,11 +197,16 @@ func (s *Screen) Write(p []byte) (int, error) {
 		}
 	}
 	s.writes++
+	kick := false
+	// Without an emulator, output waits in the backlog until something
+	// needs the screen: a query, the alternate screen or a reader.
+	if query || s.sc.alt || s.made != nil {
+		kick = query || !s.armed
+		s.armed = true
+	}
 	if query {
 		s.urgent = true
 	}
-	kick := query || !s.armed
-	s.armed = true
 	s.mu.Unlock()
 
 	if kick {
@@ -273,6 +308,14 @@ func (s *Screen) Resize(rows, cols int) {
 	}
 	s.emuMu.Lock()
 	defer s.emuMu.Unlock()
+	if s.emu == nil {
+		// Record the size; the replay resizes at the same place.
+		s.mu.Lock()
+		s.pend.resize(s.rows, s.cols, rows, cols)
+		s.rows, s.cols = rows, cols
+		s.mu.Unlock()
+		return
+	}
 	s.catchUp()
 	s.emu.Resize(cols, rows)
 	s.mu.Lock()
@@ -291,6 +334,9 @@ func (s *Screen) Reset() {
 	s.pend.reset(&s.sc)
 	s.urgent = false
 	s.mu.Unlock()
+	if s.emu == nil {
+		return // a new emulator starts out reset
+	}
 	_, _ = s.emu.Write([]byte(cancelSeq + "\x1bc")) // RIS; vt's Write never fails
 	s.emu.ClearScrollback()                         // which RIS keeps in vt
 }
@@ -303,24 +349,19 @@ func (s *Screen) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
+		emu := s.made
 		s.mu.Unlock()
 		close(s.done)
-		// Ends drain, whose end ends answer. Closing the pipe, rather than
-		// calling the emulator's Close, avoids racing with its unguarded
-		// closed flag, which Read checks.
-		if c, ok := s.emu.InputPipe().(io.Closer); ok {
-			_ = c.Close() // a pipe's Close cannot fail
-		} else {
-			s.emuMu.Lock()
-			_ = s.emu.Close()
-			s.emuMu.Unlock()
+		if emu != nil {
+			closeInput(emu) // ends drain, whose end ends answer
 		}
 		s.wg.Wait()
 	})
 	return nil
 }
 
-// run feeds the emulator when the output pauses or a query is waiting.
+// run feeds the emulator when the output pauses or a query is waiting. It
+// creates the emulator for a query or for the alternate screen.
 func (s *Screen) run() {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
@@ -356,13 +397,22 @@ func (s *Screen) run() {
 			}
 		}
 		s.emuMu.Lock()
-		s.catchUp()
+		s.mu.Lock()
+		need := s.emu != nil || s.urgent || s.sc.alt
+		if !need {
+			s.armed = false // the program left the alternate screen
+		}
+		s.mu.Unlock()
+		if need {
+			s.catchUp()
+		}
 		s.emuMu.Unlock()
 	}
 }
 
 // catchUp feeds the backlog to the emulator, cut to a tail if it is long,
-// and returns the window title as of its end. s.emuMu must be held.
+// and returns the window title as of its end. It creates the emulator if
+// there is none yet. s.emuMu must be held.
 func (s *Screen) catchUp() (title string) {
 	s.mu.Lock()
 	b, sc := s.pend, s.sc
@@ -374,15 +424,22 @@ func (s *Screen) catchUp() (title string) {
 	s.urgent, s.armed = false, false
 	s.mu.Unlock()
 
-	if len(b.buf) > 0 {
-		fed := b.buf
-		if len(b.buf) > c.maxBytes || b.lines > c.lines {
-			b, _ = compact(s.fbuf, &b, &sc, c)
-			s.fbuf = b.buf
-		}
-		feed(s.emu, &b)
-		b.buf = fed
+	fed := b.buf
+	if len(b.buf) > c.maxBytes || b.lines > c.lines {
+		b, _ = compact(s.fbuf, &b, &sc, c) // laid out at the current size
+		s.fbuf = b.buf
 	}
+	if s.emu == nil {
+		rows, cols := c.rows, c.cols
+		if len(b.resizes) > 0 {
+			rows, cols = b.resizes[0].oldRows, b.resizes[0].oldCols
+		}
+		s.makeEmu(rows, cols)
+	}
+	if len(b.buf) > 0 {
+		feed(s.emu, &b)
+	}
+	b.buf = fed
 
 	s.mu.Lock()
 	if cap(b.buf) <= 2*s.lim.maxBacklog {
@@ -396,34 +453,64 @@ func (s *Screen) catchUp() (title string) {
 	return sc.title
 }
 
-// feed writes a backlog to the emulator. vt does not know mode 47, the
-// original alternate screen of xterm, so switches by it are doubled with
-// the equivalent 1047.
+// feed writes a backlog to the emulator, resizing it where the backlog
+// says. vt does not know mode 47, the original alternate screen of xterm,
+// so switches by it are doubled with the equivalent 1047.
 func feed(emu *vt.Emulator, b *backlog) {
 	pos := 0
+	rs := b.resizes
+	// upTo writes up to end, resizing on the way.
+	upTo := func(end int) {
+		for ; len(rs) > 0 && rs[0].off <= end; rs = rs[1:] {
+			_, _ = emu.Write(b.buf[pos:rs[0].off]) // vt's Write never fails
+			pos = rs[0].off
+			emu.Resize(rs[0].cols, rs[0].rows)
+		}
+		_, _ = emu.Write(b.buf[pos:end])
+		pos = end
+	}
 	for _, t := range b.trans {
 		if t.mode != 47 {
 			continue
 		}
-		_, _ = emu.Write(b.buf[pos:t.end]) // vt's Write never fails
-		pos = t.end
+		upTo(t.end)
 		if t.kind == altOn {
 			_, _ = emu.Write([]byte("\x1b[?1047h"))
 		} else {
 			_, _ = emu.Write([]byte("\x1b[?1047l"))
 		}
 	}
-	_, _ = emu.Write(b.buf[pos:])
+	upTo(len(b.buf))
+}
+
+// resize records a change of the screen size from oldRows x oldCols at the
+// end of b. Output before it is laid out at the old size when fed.
+func (b *backlog) resize(oldRows, oldCols, rows, cols int) {
+	n := len(b.buf)
+	if n == 0 {
+		return // nothing laid out yet: the emulator starts at the new size
+	}
+	if k := len(b.resizes); k > 0 && b.resizes[k-1].off == n {
+		r := &b.resizes[k-1]
+		r.rows, r.cols = rows, cols
+		if r.rows == r.oldRows && r.cols == r.oldCols {
+			b.resizes = b.resizes[:k-1]
+		}
+		return
+	}
+	if rows != oldRows || cols != oldCols {
+		b.resizes = append(b.resizes, resize{off: n, oldRows: oldRows, oldCols: oldCols, rows: rows, cols: cols})
+	}
 }
 
 // drain reads the emulator's answers to queries and queues them for
 // answer, dropping them if the queue is full, so that the emulator never
 // waits for the PTY. It closes replies when the emulator's pipe is closed.
-func (s *Screen) drain(replies chan<- []byte) {
+func (s *Screen) drain(emu *vt.Emulator, replies chan<- []byte) {
 	defer close(replies)
 	buf := make([]byte, 4096)
 	for {
-		n, err := s.emu.Read(buf)
+		n, err := emu.Read(buf)
 		if n > 0 && s.reply != nil {
 			select {
 			case replies <- bytes.Clone(buf[:n]):

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ttymux/ttymux/session/reduce"
+)
+
+// The prompt layer: for whatever ttymux has no hook in — a REPL, a shell
+// typed into the session (ssh, docker exec, su), a serial console — the
+// command is finished when a prompt is back at the cursor, after the
+// command's output started, and output has been quiet for a moment. The
+// prompt is learned from the line the text was typed at; a line of the
+// same shape (a changed cwd in "user@host:~/dir$ ") or a well-known prompt
+// (">>> ", "postgres=# ", "=> ") counts too.
+
+// promptQuiet is how long output must be quiet after the prompt the
+// command was typed at reappears; knownQuiet is for a prompt recognised by
+// its shape only, which deserves more caution.
+const (
+	promptQuiet = 30 * time.Millisecond
+	knownQuiet  = 150 * time.Millisecond
+	maxPrompt   = 120
+)
+
+// knownPromptRe matches lines that end like an interactive prompt.
+var knownPromptRe = regexp.MustCompile(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*\):\d+:\d+[>*]|[\w-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|ghci>|=>|>|\(gdb\)|\(Pdb\)|redis[^>]*>|[\w-]*>)|[$#%>\]])\s?$`)
+
+// learnPrompt returns the text at the cursor if it looks like a prompt: the
+// last, unterminated line of output, short, ending like a prompt. s.mu must
+// be held.
+func (s *Session) learnPromptLocked() string {
+	end := s.ring.End()
+	b, _ := s.ring.AppendRange(nil, max(s.ring.Start(), end-1024), end)
+	i := bytes.LastIndexByte(b, '\n')
+	if i == len(b)-1 {
+		return "" // the cursor is at the start of an empty line
+	}
+	lines := reduce.Render(b[i+1:])
+	if len(lines) == 0 {
+		return ""
+	}
+	p := strings.TrimRight(lines[len(lines)-1], " ")
+	if p == "" || len(p) > maxPrompt || !knownPromptRe.MatchString(p) {
+		return ""
+	}
+	return p
+}
+
+// promptBack looks at the last, unterminated line of the command's output.
+// It returns where that line starts and whether the command is complete: the
+// line is a prompt and output has been quiet long enough. at < 0 means no
+// prompt is at the cursor.
+func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int64, ok bool) {
+	s.mu.Lock()
+	b, _ := s.ring.AppendRange(nil, max(c.anchor, end-1024), end)
+	s.mu.Unlock()
+	i := bytes.LastIndexByte(b, '\n')
+	if i == len(b)-1 {
+		return -1, false
+	}
+	line := b[i+1:]
+	if i < 0 && int64(len(b)) < end-c.anchor {
+		return -1, false // a line longer than we look at is no prompt
+	}
+	lines := reduce.Render(line)
+	if len(lines) == 0 {
+		return -1, false
+	}
+	got := strings.TrimRight(lines[len(lines)-1], " ")
+	if got == "" || len(got) > maxPrompt || passwordRe.MatchString(got) || confirmRe.MatchString(got) {
+		return -1, false
+	}
+	need := knownQuiet
+	switch {
+	case c.prompt != "" && (got == c.prompt || samePromptShape(got, c.prompt)):
+		need = promptQuiet
+	case knownPromptRe.MatchString(got):
+	default:
+		return -1, false
+	}
+	return end - int64(len(line)), quiet >= need
+}
+
+// samePromptShape reports whether two prompts differ only in their middle,
+// as "user@host:~/src$" and "user@host:/tmp$" do after a cd: the same text
+// up to the first ':' or space (at least 2 characters) and the same last
+// character.
+func samePromptShape(a, b string) bool {
+	if a == "" || b == "" || a[len(a)-1] != b[len(b)-1] {
+		return false
+	}
+	head := func(s string) string {
+		if i := strings.IndexAny(s, ": "); i >= 2 {
+			return s[:i]
+		}
+		return ""
+	}
+	ha := head(a)
+	return ha != "" && ha == head(b)
+}
