@@ -33,6 +33,9 @@ type SendRequest struct {
 	Until   string
 	Timeout time.Duration
 	Confirm bool // the caller confirmed a command the gate flagged
+	// Mark appends a sentinel command that reports the exit status, for
+	// POSIX shells ttymux has no hook in (nested, remote, serial).
+	Mark bool
 	Raw     bool // return output bytes untouched
 	// Progress, when set, is called about once a second while waiting.
 	Progress func(elapsed time.Duration, fg string)
@@ -122,6 +125,22 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	bracketed, appCursor := s.det.bracketedPaste, s.det.appCursor
 	var b strings.Builder
 	text := strings.ReplaceAll(req.Text, "\r\n", "\n")
+	markID := ""
+	if req.Mark && text != "" {
+		// A second command line prints the first one's exit status after a
+		// sentinel. Typed, the sentinel is split in two words, so its echo
+		// can never match (markRe).
+		markID = newNonce()[:8]
+		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s "$?"`, markID)
+		text = strings.TrimRight(text, "\n")
+		if strings.ContainsAny(text, "\n#") || strings.HasSuffix(strings.TrimSpace(text), "&") {
+			// A comment, a background job or several lines: the sentinel
+			// goes on a line of its own.
+			text += "\n" + sentinel
+		} else {
+			text += "; " + sentinel
+		}
+	}
 	typed := ""
 	if text != "" {
 		if bracketed && strings.Contains(text, "\n") {
@@ -163,6 +182,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	}
 	c := newCommand(sendOff, start, typed, until)
 	c.atPrompt, c.prompt = atPrompt, prompt
+	if markID != "" {
+		c.mark = regexp.MustCompile(`(?m)^__TTYMUX_MARK_` + markID + `:(\d+)\r?$`)
+		c.markEcho = "__TTYMUX_ MARK_" + markID
+	}
 	s.mu.Lock()
 	s.cmd = c
 	s.mu.Unlock()

@@ -506,3 +506,25 @@ func TestPythonREPLWithoutUntil(t *testing.T) {
 		t.Fatalf("multi-line block: complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
 	}
 }
+
+// TestMarkInNestedShell: mark: true gives exit codes where ttymux has no
+// hook, and the sentinel never shows in the output.
+func TestMarkInNestedShell(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	if r := send(t, s, session.SendRequest{Text: "PS1='inner$ ' bash --norc --noprofile"}); !r.Complete {
+		t.Fatalf("nested bash: %+v", r)
+	}
+	for _, tt := range []struct{ text, out, code string }{
+		{"echo marked; (exit 4)", "marked", "4"},
+		{"sleep 0.5; echo slow", "slow", "0"},
+		{"printf 'no newline'", "no newline", "0"},
+		{"echo a\necho b; false", "a\nb", "1"},
+		{"echo c # a comment", "c", "0"},
+	} {
+		r := send(t, s, session.SendRequest{Text: tt.text, Mark: true})
+		if !r.Complete || r.Via != session.ViaMark || exitCode(r) != tt.code || r.Output != tt.out {
+			t.Fatalf("%q: complete=%v via=%q exit=%s output=%q", tt.text, r.Complete, r.Via, exitCode(r), r.Output)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ const (
 	ViaExited   = "exited"
 	ViaUntil    = "until"
 	ViaExitCode = "exit-code"
+	ViaMark     = "mark"
 	ViaPrompt   = "prompt"
 	ViaShell    = "shell"
 	ViaTimeout  = "timeout"
@@ -43,6 +45,11 @@ type command struct {
 	// atPrompt: the integrated shell was waiting at its prompt, so it will
 	// mark the start of the command's output.
 	atPrompt bool
+	// mark matches the sentinel line of a send with mark: true; markEcho is
+	// how its typed command line appears.
+	mark        *regexp.Regexp
+	markEcho    string
+	markScanned int64
 	// prompt is the rendered text at the cursor when the text was sent
 	// (the prompt the command was typed at), or "" when it did not look
 	// like a prompt.
@@ -162,6 +169,12 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 			c.anchor = s.echoEndLocked(c, limit, doneOK || exited)
 		}
 	}
+	var markRegion []byte
+	markFrom := c.anchor
+	if c.mark != nil && c.anchor >= 0 {
+		markFrom = max(c.anchor, c.markScanned-256)
+		markRegion, _ = s.ring.AppendRange(nil, markFrom, end)
+	}
 	var region []byte
 	if c.until != nil && c.anchor >= 0 {
 		from := max(c.anchor, c.scanned-4096)
@@ -200,6 +213,24 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		st := done.status
 		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.off
 		return v, ch, mch, false
+	}
+	if c.mark != nil {
+		// Only the sentinel decides: the prompt between the command and the
+		// sentinel's printf must not.
+		c.markScanned = end
+		if loc := c.mark.FindSubmatchIndex(markRegion); loc != nil {
+			st, _ := strconv.Atoi(string(markRegion[loc[2]:loc[3]]))
+			v.complete, v.via, v.exitCode = true, ViaMark, &st
+			v.end = markFrom + int64(loc[0])
+			if echo := s.markEchoEnd(c, v.end); echo > v.anchor {
+				// A line editor redrew the typed lines (a multi-line paste
+				// is echoed, then redrawn): output starts after the last
+				// echo of the sentinel's command line.
+				v.anchor = echo
+			}
+			return v, ch, mch, false
+		}
+		return v, ch, mch, echoPending
 	}
 	if c.anchor >= 0 && c.anchor < end {
 		switch at, ok := s.promptBack(c, end, quietFor); {
@@ -290,4 +321,21 @@ func (s *Session) promptStart(from, end int64) int64 {
 		return from
 	}
 	return end
+}
+
+// markEchoEnd returns the offset just after the line holding the last echo
+// of the sentinel's command line before end, or -1.
+func (s *Session) markEchoEnd(c *command, end int64) int64 {
+	s.mu.Lock()
+	b, _ := s.ring.AppendRange(nil, c.anchor, end)
+	s.mu.Unlock()
+	i := bytes.LastIndex(b, []byte(c.markEcho))
+	if i < 0 {
+		return -1
+	}
+	nl := bytes.IndexByte(b[i:], '\n')
+	if nl < 0 {
+		return -1
+	}
+	return c.anchor + int64(i+nl+1)
 }

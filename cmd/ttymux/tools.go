@@ -54,6 +54,7 @@ type SendIn struct {
 	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
 	Wait      *bool    `json:"wait,omitempty" jsonschema:"wait for the command to finish and return its output (default true)"`
 	Until     string   `json:"until,omitempty" jsonschema:"regular expression (RE2) that ends the wait when it matches output produced after this send, e.g. '>>> ' for a Python prompt"`
+	Mark      bool     `json:"mark,omitempty" jsonschema:"append a sentinel that reports the exit code, for POSIX shells without ttymux's hook (a shell typed into the session: ssh, docker exec, su; a serial console)"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate refused"`
 	Raw       bool     `json:"raw,omitempty" jsonschema:"return the output bytes untouched (escape sequences included) instead of rendered text"`
@@ -115,7 +116,7 @@ func toolDefs() []toolDef {
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openLocal) }},
 		{&mcp.Tool{
 			Name:        "send",
-			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, shell, timeout), exit_code and state.",
+			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, mark, prompt, shell, timeout), exit_code and state.",
 			Annotations: &mcp.ToolAnnotations{Title: "Type into a terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.send) }},
 		{&mcp.Tool{
@@ -283,7 +284,7 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 	}
 	r, err := s.Send(ctx, session.SendRequest{
 		Text: in.Text, Keys: in.Keys, Enter: in.Enter == nil || *in.Enter,
-		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until,
+		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until, Mark: in.Mark,
 		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Confirm: in.Confirm, Raw: in.Raw,
 		Progress: progressFunc(ctx, req),
 	})

@@ -87,7 +87,7 @@ type Screen struct {
 	urgent bool         // a query waits for its answer
 	armed  bool         // run has been told of pending output
 	closed bool         // Close has begun
-	made   *vt.Emulator // emu once it exists, for Write and Close; not to be used
+	made   *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
 
 	// emuMu protects the following, and serialises all use of the
 	// emulator. Lock order: emuMu, then mu.
@@ -188,7 +188,8 @@ func (s *Screen) Write(p []byte) (int, error) {
 	s.pend.buf = append(s.pend.buf, p...)
 	s.pend.lines += bytes.Count(p, []byte{'\n'})
 	query := s.sc.scan(&s.pend, p, base)
-	if len(s.pend.buf) > s.lim.maxBacklog {
+	cut := len(s.pend.buf) > s.lim.maxBacklog
+	if cut {
 		old := s.pend.buf
 		s.pend, s.sc = compact(s.cbuf, &s.pend, &s.sc, s.cutLocked())
 		s.cbuf = nil
@@ -199,8 +200,9 @@ func (s *Screen) Write(p []byte) (int, error) {
 	s.writes++
 	kick := false
 	// Without an emulator, output waits in the backlog until something
-	// needs the screen: a query, the alternate screen or a reader.
-	if query || s.sc.alt || s.made != nil {
+	// needs the screen: a query, the alternate screen or a reader. After a
+	// cut, run lets go of the flood's buffers once it is over.
+	if query || s.sc.alt || s.made != nil || cut {
 		kick = query || !s.armed
 		s.armed = true
 	}
@@ -311,7 +313,7 @@ func (s *Screen) Resize(rows, cols int) {
 	if s.emu == nil {
 		// Record the size; the replay resizes at the same place.
 		s.mu.Lock()
-		s.pend.resize(s.rows, s.cols, rows, cols)
+		s.pend.addResize(s.rows, s.cols, rows, cols)
 		s.rows, s.cols = rows, cols
 		s.mu.Unlock()
 		return
@@ -400,13 +402,24 @@ func (s *Screen) run() {
 		s.mu.Lock()
 		need := s.emu != nil || s.urgent || s.sc.alt
 		if !need {
-			s.armed = false // the program left the alternate screen
+			s.armed = false
+			s.trimLocked()
 		}
 		s.mu.Unlock()
 		if need {
 			s.catchUp()
 		}
 		s.emuMu.Unlock()
+	}
+}
+
+// trimLocked lets go of the scratch buffers of a flood and of the unused
+// capacity of the backlog, for a Screen without an emulator that has gone
+// quiet. s.mu must be held.
+func (s *Screen) trimLocked() {
+	s.cbuf, s.spare = nil, nil
+	if b := s.pend.buf; cap(b)-len(b) > max(len(b), 4<<10) {
+		s.pend.buf = append(make([]byte, 0, len(b)+len(b)/4), b...)
 	}
 }
 
@@ -483,9 +496,9 @@ func feed(emu *vt.Emulator, b *backlog) {
 	upTo(len(b.buf))
 }
 
-// resize records a change of the screen size from oldRows x oldCols at the
+// addResize records a change of the screen size from oldRows x oldCols at the
 // end of b. Output before it is laid out at the old size when fed.
-func (b *backlog) resize(oldRows, oldCols, rows, cols int) {
+func (b *backlog) addResize(oldRows, oldCols, rows, cols int) {
 	n := len(b.buf)
 	if n == 0 {
 		return // nothing laid out yet: the emulator starts at the new size
