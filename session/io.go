@@ -48,7 +48,7 @@ type Result struct {
 	Output       string     `json:"output" jsonschema:"the output, rendered through the terminal emulator and reduced (or raw bytes with raw)"`
 	OutputBase64 string     `json:"output_base64,omitempty" jsonschema:"with raw, the exact bytes when they are not valid UTF-8"`
 	Complete     bool       `json:"complete" jsonschema:"the command finished (or until matched); false means it is still running"`
-	Via          string     `json:"via,omitempty" jsonschema:"what decided: exited, until, exit-code, shell, or timeout"`
+	Via          string     `json:"via,omitempty" jsonschema:"what decided: exited, until, exit-code, mark, prompt, shell, or timeout"`
 	ExitCode     *int       `json:"exit_code,omitempty" jsonschema:"the exit status, when known"`
 	State        string     `json:"state" jsonschema:"what the terminal is doing: prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, exited"`
 	Foreground   string     `json:"foreground,omitempty" jsonschema:"the program in the foreground, when it is not the shell"`
