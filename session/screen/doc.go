@@ -2,10 +2,11 @@
 // see on the screen: bytes in, snapshots of the visible rows, the cursor,
 // the alternate-screen state and the scrollback out.
 //
-// It owns a terminal emulator (github.com/charmbracelet/x/vt) and the
-// goroutines that drive it. It does not own the PTY or the byte stream: the
-// session's reader goroutine calls [Screen.Write] with every chunk it reads,
-// and answers to the program's terminal queries go to [Options.Reply].
+// It owns a terminal emulator (github.com/charmbracelet/x/vt), created on
+// first need, and the goroutines that drive it. It does not own the PTY or
+// the byte stream: the session's reader goroutine calls [Screen.Write] with
+// every chunk it reads, and answers to the program's terminal queries go
+// to [Options.Reply].
 //
 // # Why the emulator is fed lazily
 //
@@ -23,8 +24,33 @@
 // scanner finds terminal queries, alternate-screen switches (DEC private
 // modes 47, 1047, 1049; RIS), control strings and the window title. A
 // goroutine feeds the backlog to the emulator when the output has been
-// quiet for 15 ms, at once when a query waits for its answer (programs
-// block on it), and [Screen.Snapshot] feeds it synchronously.
+// quiet for 15 ms (if the emulator exists or the program is on the
+// alternate screen, see below), at once when a query waits for its answer
+// (programs block on it), and [Screen.Snapshot] feeds it synchronously.
+//
+// # Why the emulator is created lazily
+//
+// vt allocates both screens (normal and alternate) in full when it is
+// created, and a 4 MiB buffer for control strings: at 40x120, 5.4 MB of
+// heap and 1.2 MB resident per Screen. Most sessions never need it: their
+// command output is read as lines, rendered without it. So [New] creates no
+// emulator, and Write only keeps the backlog, cut as for a flood (see
+// below): a Screen nobody looks at costs at most that backlog, up to
+// 256 KiB, about 1 KB for a shell prompt. Once such a Screen is quiet after
+// a cut, it also lets go of the cut's scratch buffers.
+//
+// The emulator is created, and the backlog replayed into it (only its
+// tail if it is long, see below), when the screen is needed: by a query
+// the scanner finds (answered as promptly as by an emulator that existed
+// all along), by output that leaves the program on the alternate screen
+// when it pauses for 15 ms (a full-screen program, which must be followed
+// as it redraws), and by [Screen.Snapshot] and [Screen.Scrollback]. From
+// then on it stays and catches up after every quiet pause. [Screen.Resize] without an emulator
+// records the size in the backlog, and the replay resizes at the same
+// place, so that output keeps the layout of the size it was written at;
+// [Screen.Reset] just empties the backlog, as a new emulator starts out
+// reset. The first Snapshot costs a replay of at most the cut backlog, like
+// a catch-up after a flood.
 //
 // # Floods
 //
@@ -47,8 +73,12 @@
 // kept. State set only in the skipped part (a scroll region, colours) is
 // lost, a query in it goes unanswered, and a full-screen program that
 // redraws only what changed may leave parts of its screen blank or stale
-// until its next full redraw. Catching up after a flood costs about 15 ms
-// on 80x24 and 70 ms on 200x50 with the default 1000 lines of scrollback.
+// until its next full redraw. Without an emulator, the backlog holds
+// everything since the start (or the last Reset), so the same holds for
+// state set before the last 256 KiB of output, and the kept tail is laid
+// out at the current size even if it was written before a Resize.
+// Catching up after a flood costs about 15 ms on 80x24 and 70 ms on 200x50
+// with the default 1000 lines of scrollback.
 //
 // # Concurrency
 //

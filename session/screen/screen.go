@@ -413,11 +413,11 @@ func (s *Screen) run() {
 	}
 }
 
-// trimLocked lets go of the scratch buffers of a flood and of the unused
-// capacity of the backlog, for a Screen without an emulator that has gone
-// quiet. s.mu must be held.
+// trimLocked lets go of the scratch buffer of a flood and of the unused
+// capacity of the backlog, for a Screen without an emulator (so without
+// s.spare or s.fbuf) that has gone quiet. s.mu must be held.
 func (s *Screen) trimLocked() {
-	s.cbuf, s.spare = nil, nil
+	s.cbuf = nil
 	if b := s.pend.buf; cap(b)-len(b) > max(len(b), 4<<10) {
 		s.pend.buf = append(make([]byte, 0, len(b)+len(b)/4), b...)
 	}
