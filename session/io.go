@@ -36,7 +36,7 @@ type SendRequest struct {
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
-	Raw     bool // return output bytes untouched
+	Raw  bool // return output bytes untouched
 	// Progress, when set, is called about once a second while waiting.
 	Progress func(elapsed time.Duration, fg string)
 }
