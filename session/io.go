@@ -152,18 +152,38 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		}
 		typed = text
 		if req.Enter {
-			b.WriteString("\r")
+			b.WriteString(s.enter)
 			typed += "\n"
 		}
 	}
+	// Keys become bytes, except line controls (break, dtr/rts), which are
+	// done in order between the bytes around them.
+	type step struct {
+		bytes string
+		ctl   *lineControl
+	}
+	var steps []step
 	for _, k := range req.Keys {
+		if lc, ok, err := parseLineControl(k); ok || err != nil {
+			if err != nil {
+				s.mu.Unlock()
+				return Result{}, err
+			}
+			steps = append(steps, step{bytes: b.String()}, step{ctl: &lc})
+			b.Reset()
+			continue
+		}
 		kb, err := encodeKey(k, appCursor)
 		if err != nil {
 			s.mu.Unlock()
 			return Result{}, err
 		}
+		if kb == "\r" {
+			kb = s.enter
+		}
 		b.WriteString(kb)
 	}
+	steps = append(steps, step{bytes: b.String()})
 	if req.Secret && req.Text != "" {
 		s.secrets = append(s.secrets, req.Text)
 	}
@@ -174,8 +194,22 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	s.mu.Unlock()
 
 	start := s.now()
-	if _, err := s.conn.Write([]byte(b.String())); err != nil {
-		return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
+	var notes []string
+	for _, st := range steps {
+		if st.ctl != nil {
+			note, err := s.doLineControl(ctx, *st.ctl)
+			if err != nil {
+				return Result{}, err
+			}
+			notes = append(notes, note)
+			continue
+		}
+		if st.bytes == "" {
+			continue
+		}
+		if _, err := s.conn.Write([]byte(st.bytes)); err != nil {
+			return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
+		}
 	}
 	if req.Secret {
 		typed = "" // its echo, if any, is redacted; never match against it
@@ -191,7 +225,9 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	s.mu.Unlock()
 	s.persist()
 	if !req.Wait {
-		return s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false), nil
+		r := s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
+		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
+		return r, nil
 	}
 	var tick func(time.Duration)
 	if req.Progress != nil {
@@ -201,7 +237,11 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		}
 	}
 	v := s.await(ctx, c, timeout, tick)
-	return s.result(c, v, start, req.Raw, true), nil
+	r := s.result(c, v, start, req.Raw, true)
+	if len(notes) > 0 {
+		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
+	}
+	return r, nil
 }
 
 func clampTimeout(d time.Duration) (time.Duration, error) {

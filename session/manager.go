@@ -88,6 +88,9 @@ type OpenRequest struct {
 	Transport string // key into Options.Openers
 	Target    transport.Target
 	Name      string // optional, unique among open sessions
+	// LineEnding is what Enter sends: "cr" (default), "lf" or "crlf". Serial
+	// consoles differ.
+	LineEnding string
 	// Persistent asks for a session kept by the agent, which survives this
 	// server. When no agent can be had, the session lives in this process
 	// and OpenNote says why.
@@ -189,10 +192,18 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 		}
 		nonce = n
 	}
+	enter, err := lineEnding(req.LineEnding)
+	if err != nil {
+		return nil, err
+	}
+	if req.Transport == "serial" {
+		command = "serial " + t.Command
+		shell = false
+	}
 	cfg := sessionConfig{
 		id: id, name: req.Name, transport: req.Transport, command: command,
 		size: t.Size, ringSize: m.opts.RingSize, nonce: nonce,
-		shell: shell,
+		shell: shell, enter: enter,
 	}
 	note := ""
 	if req.Persistent && req.Transport == "local" && m.opts.Keeper != nil {
@@ -513,4 +524,17 @@ func (m *Manager) CloseAll() {
 		})
 	}
 	wg.Wait()
+}
+
+// lineEnding maps a line_ending name to the bytes Enter sends.
+func lineEnding(name string) (string, error) {
+	switch strings.ToLower(name) {
+	case "", "cr":
+		return "\r", nil
+	case "lf":
+		return "\n", nil
+	case "crlf":
+		return "\r\n", nil
+	}
+	return "", fmt.Errorf("line_ending %q: use cr, lf or crlf", name)
 }

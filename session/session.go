@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,8 @@ type Session struct {
 	scr       *screen.Screen
 	log       *slog.Logger
 	now       func() time.Time
-	shell     bool // the top-level program is a shell (enables the shell layer)
+	shell     bool   // the top-level program is a shell (enables the shell layer)
+	enter     string // what the Enter key sends: "\r", or the serial line ending
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
@@ -89,6 +91,7 @@ type sessionConfig struct {
 	ringSize                     int
 	nonce                        string
 	shell                        bool
+	enter                        string
 	log                          *slog.Logger
 
 	// For a session kept by an agent: where the replayed output starts, and
@@ -115,6 +118,7 @@ func newSession(c sessionConfig) *Session {
 		log:       c.log,
 		now:       time.Now,
 		shell:     c.shell,
+		enter:     cmp.Or(c.enter, "\r"),
 		ring:      r,
 		lines:     lines,
 		det:       newDetector(c.nonce),

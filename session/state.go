@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
+	"github.com/ttymux/ttymux/transport"
 )
 
 // status is what the terminal is doing, for results that are not complete.
 type status struct {
-	state      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, exited
+	state      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, disconnected, exited
 	foreground string
 	lastLine   string
 }
@@ -73,6 +74,10 @@ func (s *Session) classify() status {
 		}
 	}
 	name := filepath.Base(fg.Name)
+	if ls, ok := s.conn.(transport.LinkStater); ok && ls.LinkState() == transport.LinkDisconnected {
+		st.state = "disconnected"
+		return st
+	}
 	switch {
 	case s.scr.AltScreen():
 		if pagers[name] {

@@ -28,6 +28,8 @@ import (
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
+	"github.com/ttymux/ttymux/transport/serial"
+	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 func main() {
@@ -110,7 +112,11 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	log := newLogger(stderr)
 	opts := session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Openers: map[string]transport.Opener{
+			"local":  &local.Opener{},
+			"ssh":    &sshconn.Opener{Logger: log.With("component", "ssh")},
+			"serial": &serial.Opener{Logger: log.With("component", "serial")},
+		},
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,
 		Logger:   log,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/serial"
 )
 
 // instructions teach the workflow in a few lines; clients show them to the
@@ -45,11 +47,48 @@ type OpenOut struct {
 	Note   string `json:"note,omitempty"`
 }
 
+// OpenSSHIn are open_ssh's parameters.
+type OpenSSHIn struct {
+	Host             string `json:"host" jsonschema:"an ssh_config alias or a host name, as you would give to ssh"`
+	User             string `json:"user,omitempty" jsonschema:"remote user (default: from ssh_config, else the local user)"`
+	Port             int    `json:"port,omitempty" jsonschema:"port (default: from ssh_config, else 22)"`
+	IdentityFile     string `json:"identity_file,omitempty" jsonschema:"private key to try first"`
+	Password         string `json:"password,omitempty" jsonschema:"secret: answers password and keyboard-interactive prompts and unlocks an encrypted key; never logged or returned"`
+	Jump             string `json:"jump,omitempty" jsonschema:"ProxyJump chain, e.g. 'bastion' or 'user@bastion:2222,inner'; 'none' disables a configured one"`
+	Command          string `json:"command,omitempty" jsonschema:"remote command to run instead of the login shell"`
+	Persistent       *bool  `json:"persistent,omitempty" jsonschema:"keep the remote session alive across disconnects with the ttymux agent on the host (not available yet: the session lives in this server)"`
+	AcceptNewHostKey bool   `json:"accept_new_host_key,omitempty" jsonschema:"trust and record the host key of a host not in known_hosts (like StrictHostKeyChecking=accept-new); a changed key is always refused"`
+	Name             string `json:"name,omitempty" jsonschema:"optional unique name usable instead of the session_id"`
+	Rows             int    `json:"rows,omitempty" jsonschema:"terminal rows (default 40)"`
+	Cols             int    `json:"cols,omitempty" jsonschema:"terminal columns (default 120)"`
+}
+
+// OpenSerialIn are open_serial's parameters.
+type OpenSerialIn struct {
+	Port        string `json:"port" jsonschema:"device path, e.g. /dev/ttyUSB0 or /dev/serial/by-id/… (serial_ports lists them); any path, pseudo-terminals included"`
+	Baud        int    `json:"baud,omitempty" jsonschema:"bits per second (default 115200)"`
+	DataBits    int    `json:"data_bits,omitempty" jsonschema:"5-8 (default 8)"`
+	Parity      string `json:"parity,omitempty" jsonschema:"none (default), odd, even, mark or space"`
+	StopBits    string `json:"stop_bits,omitempty" jsonschema:"1 (default), 1.5 or 2"`
+	FlowControl string `json:"flow_control,omitempty" jsonschema:"none (default) or rtscts"`
+	LineEnding  string `json:"line_ending,omitempty" jsonschema:"what Enter sends: cr (default), lf or crlf"`
+	Reconnect   *bool  `json:"reconnect,omitempty" jsonschema:"reopen the port when the device is unplugged and comes back, keeping the session (default true)"`
+	Name        string `json:"name,omitempty" jsonschema:"optional unique name usable instead of the session_id"`
+}
+
+// SerialPortsIn are serial_ports' parameters.
+type SerialPortsIn struct{}
+
+// SerialPortsOut is what serial_ports returns.
+type SerialPortsOut struct {
+	Ports []serial.PortInfo `json:"ports"`
+}
+
 // SendIn are send's parameters.
 type SendIn struct {
 	SessionID string   `json:"session_id" jsonschema:"the session from open_local (or its name)"`
 	Text      string   `json:"text,omitempty" jsonschema:"text to type, usually a command line; multi-line text is pasted as one unit when the program supports it"`
-	Keys      []string `json:"keys,omitempty" jsonschema:"keys pressed after text: ctrl+c ctrl+d ctrl+z ctrl+l ctrl+] esc tab shift+tab enter backspace up down left right home end pgup pgdn insert delete f1-f12 (and ctrl+<letter>, alt+<char>)"`
+	Keys      []string `json:"keys,omitempty" jsonschema:"keys pressed after text: ctrl+c ctrl+d ctrl+z ctrl+l ctrl+] esc tab shift+tab enter backspace up down left right home end pgup pgdn insert delete f1-f12 (and ctrl+<letter>, alt+<char>); on serial consoles also break, dtr:on|off|pulse, rts:on|off|pulse"`
 	Enter     *bool    `json:"enter,omitempty" jsonschema:"press Enter after text (default true; ignored without text)"`
 	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
 	Wait      *bool    `json:"wait,omitempty" jsonschema:"wait for the command to finish and return its output (default true)"`
@@ -114,6 +153,21 @@ func toolDefs() []toolDef {
 			Description: "Start a local shell or program in a real terminal (PTY). Returns a session_id for send/read. The shell gets ttymux's integration, so every command comes back with its exit code.",
 			Annotations: &mcp.ToolAnnotations{Title: "Open a local terminal", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openLocal) }},
+		{&mcp.Tool{
+			Name:        "open_ssh",
+			Description: "Open a shell on a remote host over SSH, resolved like OpenSSH would (ssh_config aliases, ProxyJump, agent/keys/password, known_hosts). One connection per host is shared by its sessions; the remote bash/zsh gets ttymux's integration, so commands come back with exit codes.",
+			Annotations: &mcp.ToolAnnotations{Title: "Open an SSH terminal", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openSSH) }},
+		{&mcp.Tool{
+			Name:        "open_serial",
+			Description: "Open a serial console (routers, boards, microcontrollers). Output flows into the session from the moment the port opens (a boot log is kept in full); keys [\"break\"], [\"dtr:pulse\"], [\"rts:on\"] control the line. Use until or the prompt (U-Boot '=> ', BusyBox '# ', 'login:') to know when a command is done.",
+			Annotations: &mcp.ToolAnnotations{Title: "Open a serial console", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openSerial) }},
+		{&mcp.Tool{
+			Name:        "serial_ports",
+			Description: "List serial ports with USB vendor/product ids, product name and serial number.",
+			Annotations: &mcp.ToolAnnotations{Title: "List serial ports", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.serialPorts) }},
 		{&mcp.Tool{
 			Name:        "send",
 			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, mark, prompt, shell, timeout), exit_code and state.",
@@ -419,4 +473,100 @@ func (h *handlers) detach(ctx context.Context, _ *mcp.CallToolRequest, in Sessio
 		return nil, session.Info{}, err
 	}
 	return textResult(fmt.Sprintf("detached %s; it keeps running in the agent (attach %s to resume, or ttymux attach %s in a terminal)", info.ID, info.ID, info.ID)), info, nil
+}
+
+func (h *handlers) openSSH(ctx context.Context, _ *mcp.CallToolRequest, in OpenSSHIn) (*mcp.CallToolResult, OpenOut, error) {
+	if strings.TrimSpace(in.Host) == "" {
+		return nil, OpenOut{}, errors.New("host is required: an ssh_config alias or a host name")
+	}
+	if in.Rows < 0 || in.Cols < 0 || (in.Rows == 0) != (in.Cols == 0) {
+		return nil, OpenOut{}, fmt.Errorf("rows and cols must both be given as positive numbers (e.g. rows 40, cols 120), or both left out")
+	}
+	if in.Port < 0 || in.Port > 65535 {
+		return nil, OpenOut{}, fmt.Errorf("port %d is not a TCP port (1-65535)", in.Port)
+	}
+	s, err := h.mgr.Open(ctx, session.OpenRequest{
+		Transport: "ssh",
+		Name:      in.Name,
+		Target: transport.Target{
+			Host: in.Host, User: in.User, Port: in.Port, IdentityFile: in.IdentityFile,
+			Password: in.Password, Jump: in.Jump, Command: in.Command,
+			AcceptNewHostKey: in.AcceptNewHostKey,
+			Size:             transport.Size{Rows: in.Rows, Cols: in.Cols},
+		},
+	})
+	if err != nil {
+		return nil, OpenOut{}, fmt.Errorf("open_ssh %s: %w", in.Host, err)
+	}
+	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
+	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	out.Output = r.Output
+	if in.Persistent != nil && *in.Persistent {
+		out.Note = joinNote(out.Note, "persistent remote sessions need the remote agent, which this build does not deploy yet: this session lives in the server and ends with the connection")
+	}
+	if !out.Integrated && in.Command == "" {
+		out.Note = joinNote(out.Note, "the remote shell is not bash or zsh: use mark: true on send for exit codes; completion falls back to the prompt")
+	}
+	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State)
+	if out.Output != "" {
+		text += "\n" + out.Output
+	}
+	return textResult(text), out, nil
+}
+
+func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in OpenSerialIn) (*mcp.CallToolResult, OpenOut, error) {
+	if strings.TrimSpace(in.Port) == "" {
+		return nil, OpenOut{}, errors.New("port is required, e.g. /dev/ttyUSB0; serial_ports lists the ports there are")
+	}
+	s, err := h.mgr.Open(ctx, session.OpenRequest{
+		Transport:  "serial",
+		Name:       in.Name,
+		LineEnding: in.LineEnding,
+		Target: transport.Target{
+			Command: in.Port,
+			Serial: transport.SerialParams{
+				Baud: cmp.Or(in.Baud, 115200), DataBits: cmp.Or(in.DataBits, 8),
+				Parity: cmp.Or(in.Parity, "none"), StopBits: cmp.Or(in.StopBits, "1"),
+				FlowControl: cmp.Or(in.FlowControl, "none"),
+				Reconnect:   in.Reconnect == nil || *in.Reconnect,
+			},
+		},
+	})
+	if err != nil {
+		return nil, OpenOut{}, fmt.Errorf("open_serial: %w", err)
+	}
+	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
+	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	out.Output = r.Output
+	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State)
+	if out.Output != "" {
+		text += "\n" + out.Output
+	}
+	return textResult(text), out, nil
+}
+
+func (h *handlers) serialPorts(ctx context.Context, _ *mcp.CallToolRequest, _ SerialPortsIn) (*mcp.CallToolResult, SerialPortsOut, error) {
+	ports, err := serial.Ports()
+	if err != nil {
+		return nil, SerialPortsOut{}, fmt.Errorf("list serial ports: %w", err)
+	}
+	out := SerialPortsOut{Ports: ports}
+	if len(ports) == 0 {
+		return textResult("no serial ports found (USB adapters appear as /dev/ttyUSB* or /dev/ttyACM*; check the cable and dmesg)"), out, nil
+	}
+	var b strings.Builder
+	for _, p := range ports {
+		fmt.Fprintf(&b, "%s", p.Name)
+		if p.VID != "" {
+			fmt.Fprintf(&b, " usb %s:%s", p.VID, p.PID)
+		}
+		if p.Product != "" {
+			fmt.Fprintf(&b, " %q", p.Product)
+		}
+		if p.SerialNumber != "" {
+			fmt.Fprintf(&b, " serial %s", p.SerialNumber)
+		}
+		b.WriteByte('\n')
+	}
+	return textResult(b.String()), out, nil
 }
