@@ -1,0 +1,29 @@
+package serial
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ttymux/ttymux/transport"
+)
+
+// SyscallConnForTest exposes the port's current descriptor (tests check
+// its number).
+func (c *Conn) SyscallConnForTest() (syscall.RawConn, error) {
+	c.mu.Lock()
+	f := c.f
+	c.mu.Unlock()
+	return f.SyscallConn()
+}
+
+// TermiosFor returns the termios Open would set on a port whose current
+// termios is t (the rate aside, which configure sets).
+func TermiosFor(p transport.SerialParams, t unix.Termios) (unix.Termios, error) {
+	ls, err := settings(p)
+	if err != nil {
+		return t, err
+	}
+	makeRaw(&t, ls)
+	return t, nil
+}
