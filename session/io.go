@@ -540,23 +540,7 @@ func (s *Session) peek(c *command) verdict {
 // waitOutput waits until there is output past from, the session ends, or
 // timeout elapses.
 func (s *Session) waitOutput(ctx context.Context, from int64, timeout time.Duration) {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		s.mu.Lock()
-		has, ch := s.ring.End() > from || s.exited, s.changed
-		s.mu.Unlock()
-		if has {
-			return
-		}
-		select {
-		case <-ch:
-		case <-t.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+	s.waitFor(ctx, timeout, func() bool { return s.ring.End() > from || s.exited })
 }
 
 func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
@@ -639,23 +623,8 @@ const pasteWait = 300 * time.Millisecond
 // (bash and zsh print the mode switch right before the prompt), so that
 // multi-line text arrives as one command line rather than one per line.
 func (s *Session) awaitLineEditor(ctx context.Context) {
-	t := time.NewTimer(pasteWait)
-	defer t.Stop()
-	for {
-		s.mu.Lock()
+	s.waitFor(ctx, pasteWait, func() bool {
 		last, ok := s.det.last()
-		done := !s.ready || s.exited || s.det.bracketedPaste || !ok || last.kind == markCommand
-		ch := s.changed
-		s.mu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-ch:
-		case <-t.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+		return !s.ready || s.exited || s.det.bracketedPaste || !ok || last.kind == markCommand
+	})
 }

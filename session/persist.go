@@ -86,23 +86,7 @@ func (s *Session) persist() {
 // end (the agent's end offset when we attached), the session ended, or d
 // elapsed.
 func (s *Session) waitCaughtUp(ctx context.Context, end int64, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	for {
-		s.mu.Lock()
-		done, ch := s.ring.End() >= end || s.exited, s.changed
-		s.mu.Unlock()
-		if done {
-			return
-		}
-		select {
-		case <-ch:
-		case <-t.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+	s.waitFor(ctx, d, func() bool { return s.ring.End() >= end || s.exited })
 }
 
 // Kill ends the session: a kept session is ended in its agent, an in-process

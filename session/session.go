@@ -245,23 +245,17 @@ func (s *Session) Close() error {
 	return err
 }
 
-// waitReady waits until the shell integration has drawn its first prompt, the
-// session ended, or d elapsed. It reports whether the integration is ready.
-func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
+// waitFor waits until cond, called with s.mu held, is true, ctx ends or d
+// elapses. It reports whether cond became true.
+func (s *Session) waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	for {
 		s.mu.Lock()
-		ready, exited, ch := s.ready, s.exited, s.changed
+		ok, ch := cond(), s.changed
 		s.mu.Unlock()
-		if ready || exited {
-			if ready {
-				// Nothing before the first prompt is a command's output.
-				s.mu.Lock()
-				s.readOff = s.ring.End()
-				s.mu.Unlock()
-			}
-			return ready
+		if ok {
+			return true
 		}
 		select {
 		case <-ch:
@@ -271,6 +265,19 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 			return false
 		}
 	}
+}
+
+// waitReady waits until the shell integration has drawn its first prompt, the
+// session ended, or d elapsed. It reports whether the integration is ready.
+func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
+	s.waitFor(ctx, d, func() bool { return s.ready || s.exited })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready {
+		// Nothing before the first prompt is a command's output.
+		s.readOff = s.ring.End()
+	}
+	return s.ready
 }
 
 // waitSettled waits until the far end has printed something and then been
