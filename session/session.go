@@ -68,7 +68,8 @@ type Session struct {
 	exitErr    error
 	exitCode   *int
 	ready      bool          // the shell integration has drawn its first prompt
-	changed    chan struct{} // closed and replaced on every change
+	changed    chan struct{} // closed and replaced on every change someone waits for
+	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
 	secrets    []string
 	closed     bool
@@ -154,8 +155,19 @@ func (s *Session) Name() string { return s.name }
 
 // notifyLocked wakes every waiter. s.mu must be held.
 func (s *Session) notifyLocked() {
+	if !s.watched {
+		return // nobody holds the channel: no one to wake
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
+	s.watched = false
+}
+
+// changedLocked returns the channel closed on the next change. s.mu must be
+// held.
+func (s *Session) changedLocked() <-chan struct{} {
+	s.watched = true
+	return s.changed
 }
 
 // notifyMarkLocked wakes the waiters that care only about shell-integration
@@ -252,7 +264,7 @@ func (s *Session) waitFor(ctx context.Context, d time.Duration, cond func() bool
 	defer t.Stop()
 	for {
 		s.mu.Lock()
-		ok, ch := cond(), s.changed
+		ok, ch := cond(), s.changedLocked()
 		s.mu.Unlock()
 		if ok {
 			return true
@@ -288,7 +300,7 @@ func (s *Session) waitSettled(ctx context.Context, d time.Duration) {
 	defer t.Stop()
 	for {
 		s.mu.Lock()
-		printed, exited, ch := s.ring.End() > 0, s.exited, s.changed
+		printed, exited, ch := s.ring.End() > 0, s.exited, s.changedLocked()
 		quiet := shellQuiet - s.now().Sub(s.lastOutput)
 		if printed && quiet <= 0 || exited {
 			s.readOff = s.ring.End()

@@ -153,7 +153,7 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	cmd, cmdOK := s.det.firstAfter(markCommand, c.sendOff)
 	quietFor := s.now().Sub(s.lastOutput)
 	ready := s.ready
-	ch, mch := s.changed, s.marked
+	ch, mch := s.changedLocked(), s.marked
 	if c.anchor < 0 {
 		switch {
 		case cmdOK && (!doneOK || cmd.off < done.off):
