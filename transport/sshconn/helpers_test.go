@@ -122,7 +122,8 @@ func startServer(t *testing.T, opts serverOptions) *testServer {
 	s.Port = ln.Addr().(*net.TCPAddr).Port
 	s.wg.Go(func() { _ = srv.Serve(ln) }) // returns ErrServerClosed at Close
 	t.Cleanup(func() {
-		_ = srv.Close()
+		_ = srv.Close() // closes the connections
+		_ = ln.Close()  // in case Serve has not registered ln yet
 		s.wg.Wait()
 	})
 	return s
@@ -189,8 +190,15 @@ func (s *testServer) handle(sess gliderssh.Session) {
 		_, _ = io.Copy(f, sess) // input; EOF when the client closes the channel
 		_ = cmd.Process.Signal(syscall.SIGHUP)
 	})
-	_, _ = io.Copy(sess, f) // output until EIO: the child exited
+	_, _ = io.Copy(sess, f) // output until EIO (the child exited) or the channel closed
+	// If the channel closed first, hang up like sshd, and keep draining the
+	// pty: bash restores the terminal on SIGHUP with TCSADRAIN, which
+	// blocks while the output is not read. KILL is the backstop.
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	wg.Go(func() { _, _ = io.Copy(io.Discard, f) })
+	kill := time.AfterFunc(5*time.Second, func() { _ = cmd.Process.Kill() })
 	werr := cmd.Wait()
+	kill.Stop()
 	var ee *exec.ExitError
 	if errors.As(werr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
