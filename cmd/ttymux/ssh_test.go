@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
@@ -19,8 +20,8 @@ import (
 // connection and one authentication per server, with cd and export
 // persisting and exit codes coming back.
 func TestSSHThroughJumpHost(t *testing.T) {
-	jump := StartSSHD(t, SSHDOptions{})
-	target := StartSSHD(t, SSHDOptions{})
+	jump := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
+	target := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	home := t.TempDir()
 	known := filepath.Join(home, ".ssh", "known_hosts")
 	if err := os.MkdirAll(filepath.Dir(known), 0o700); err != nil {
@@ -72,7 +73,7 @@ func TestSSHThroughJumpHost(t *testing.T) {
 			t.Fatalf("%q: complete=%v via=%q exit=%v output=%q", st.text, r.Complete, r.Via, r.ExitCode, r.Output)
 		}
 	}
-	for name, d := range map[string]*SSHD{"jump host": jump, "target": target} {
+	for name, d := range map[string]*sshdtest.SSHD{"jump host": jump, "target": target} {
 		if n := d.Count("Accepted publickey"); n != 1 {
 			t.Errorf("%s saw %d authentications, want exactly 1:\n%s", name, n, d.Log())
 		}

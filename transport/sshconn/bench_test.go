@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -20,7 +21,7 @@ import (
 // real sshd on loopback until its output line arrives (DESIGN.md target:
 // ≤ 2 ms median). It reports the median in µs.
 func BenchmarkSSHDEchoRoundTrip(b *testing.B) {
-	d := StartSSHD(b, SSHDOptions{})
+	d := sshdtest.StartSSHD(b, sshdtest.SSHDOptions{})
 	home := b.TempDir()
 	cfg := filepath.Join(home, "ssh_config")
 	kh := filepath.Join(home, "known_hosts")

@@ -20,6 +20,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -58,7 +59,7 @@ func newSSHDEnv(t *testing.T, config string) *sshdEnv {
 	return e
 }
 
-func (e *sshdEnv) trust(t *testing.T, d *SSHD) {
+func (e *sshdEnv) trust(t *testing.T, d *sshdtest.SSHD) {
 	t.Helper()
 	f, err := os.OpenFile(e.KnownHosts, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
@@ -92,7 +93,7 @@ func (e *sshdEnv) mustOpen(t *testing.T, tg transport.Target) *sshconn.Conn {
 // TestSSHDOneConnection runs 20 commands while a shell holds the
 // connection: one TCP connection, one authentication.
 func TestSSHDOneConnection(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
 
@@ -125,7 +126,7 @@ func TestSSHDOneConnection(t *testing.T) {
 // TestSSHDMaxSessions: when sshd refuses another session on a connection
 // (MaxSessions), the session gets a connection of its own.
 func TestSSHDMaxSessions(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{Config: []string{"MaxSessions 2"}})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: []string{"MaxSessions 2"}})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
 	var clients []string
@@ -143,7 +144,7 @@ func TestSSHDMaxSessions(t *testing.T) {
 }
 
 func TestSSHDShellResizeSignal(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
 	c := e.mustOpen(t, transport.Target{Host: "box", Size: transport.Size{Rows: 24, Cols: 80}, Command: "exec env PS1='$ ' bash --norc --noprofile"})
@@ -185,7 +186,7 @@ func TestSSHDShellResizeSignal(t *testing.T) {
 
 // TestSSHDChangedHostKey: the message names the known_hosts file and line.
 func TestSSHDChangedHostKey(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	other := newSigner(t, "ed25519").PublicKey()
 	lines := "# managed by hand\n" + fmt.Sprintf("[%s]:%d %s", d.Host, d.Port, gossh.MarshalAuthorizedKey(other))
@@ -211,7 +212,7 @@ func TestSSHDChangedHostKey(t *testing.T) {
 // TestSSHDUnknownHost: refused with the fingerprint, recorded with
 // accept_new_host_key, known afterwards; ssh-keygen finds the line.
 func TestSSHDUnknownHost(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS", "HashKnownHosts yes"))
 	_, err := e.open(t, transport.Target{Host: "box"})
 	var ue *sshconn.UnknownHostKeyError
@@ -242,8 +243,8 @@ func TestSSHDUnknownHost(t *testing.T) {
 // TestSSHDProxyJump goes through one sshd to another, configured as
 // aliases in one ssh_config file.
 func TestSSHDProxyJump(t *testing.T) {
-	bastion := StartSSHD(t, SSHDOptions{})
-	inner := StartSSHD(t, SSHDOptions{AuthorizedKeys: []string{publicKeyLine(t, bastion.ClientKey)}})
+	bastion := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
+	inner := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{AuthorizedKeys: []string{publicKeyLine(t, bastion.ClientKey)}})
 	config := bastion.ConfigBlock("bastion", "KNOWN_HOSTS") +
 		strings.Replace(inner.ConfigBlock("inner", "KNOWN_HOSTS", "ProxyJump bastion"),
 			"IdentityFile "+inner.ClientKey, "IdentityFile "+bastion.ClientKey, 1)
@@ -270,7 +271,7 @@ func TestSSHDProxyJump(t *testing.T) {
 // forwarding without closing; with ServerAliveInterval 200ms and
 // ServerAliveCountMax 2, Read and Wait report the dead link within ~1s.
 func TestSSHDKeepaliveBlackHole(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	p := startProxy(t, d.Addr())
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
@@ -310,9 +311,9 @@ func TestSSHDKeepaliveBlackHole(t *testing.T) {
 
 // TestSSHDAuthFailure lists every method and never the password.
 func TestSSHDAuthFailure(t *testing.T) {
-	d := StartSSHD(t, SSHDOptions{Config: []string{"PasswordAuthentication yes"}})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: []string{"PasswordAuthentication yes"}})
 	stranger := filepath.Join(t.TempDir(), "id_ed25519")
-	if _, err := writeTestKey(stranger, "stranger"); err != nil {
+	if _, err := sshdtest.WriteTestKey(stranger, "stranger"); err != nil {
 		t.Fatal(err)
 	}
 	e := newSSHDEnv(t, strings.Replace(d.ConfigBlock("box", "KNOWN_HOSTS"), d.ClientKey, stranger, 1))

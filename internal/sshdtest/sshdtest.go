@@ -1,11 +1,9 @@
-package sshconn_test
-
-// This file is a self-contained helper that runs a throwaway OpenSSH sshd
-// for tests. It depends only on the standard library and
-// golang.org/x/crypto/ssh, so it can be copied into another package's tests
-// (the MCP end-to-end tests, transport/agent) as is.
+// Package sshdtest runs a throwaway OpenSSH sshd for tests, so that tests
+// across the module (transport/sshconn, the MCP end-to-end tests) talk to the
+// real server. It depends only on the standard library and
+// golang.org/x/crypto/ssh, and is imported only by tests.
 //
-//	d := StartSSHD(t, SSHDOptions{})
+//	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 //	// d.Host, d.Port, d.User, d.ClientKey (authorized), d.KnownHostsLine()
 //	// d.ConfigBlock("alias", knownHosts) writes an ssh_config Host block.
 //	// d.Count("Accepted publickey") counts lines of sshd's log.
@@ -17,6 +15,7 @@ package sshconn_test
 // log in only as themselves). Tests skip when sshd is missing, unless the CI
 // environment variable is set: then they fail, because CI installs
 // openssh-server.
+package sshdtest
 
 import (
 	"bufio"
@@ -113,13 +112,13 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 	dir := t.TempDir()
 	d := &SSHD{Host: "127.0.0.1", User: u.Username, Dir: dir, changed: make(chan struct{})}
 
-	hostPub, err := writeTestKey(filepath.Join(dir, "ssh_host_ed25519_key"), "sshd host key")
+	hostPub, err := WriteTestKey(filepath.Join(dir, "ssh_host_ed25519_key"), "sshd host key")
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.HostKey = hostPub
 	d.ClientKey = filepath.Join(dir, "client_ed25519")
-	clientPub, err := writeTestKey(d.ClientKey, "ttymux test client")
+	clientPub, err := WriteTestKey(d.ClientKey, "ttymux test client")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,9 +349,9 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// writeTestKey writes a fresh unencrypted Ed25519 private key in OpenSSH
+// WriteTestKey writes a fresh unencrypted Ed25519 private key in OpenSSH
 // format to path (0600) and its public key to path.pub.
-func writeTestKey(path, comment string) (gossh.PublicKey, error) {
+func WriteTestKey(path, comment string) (gossh.PublicKey, error) {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
