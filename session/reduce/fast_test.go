@@ -284,7 +284,10 @@ func TestRenderAllocs(t *testing.T) {
 	lines, nums := RenderNumbered(in)
 	small := testing.AllocsPerRun(3, func() { Reduce(lines[:1000], Options{LineNumbers: nums, ReadHint: hint}) })
 	big := testing.AllocsPerRun(3, func() { Reduce(lines, Options{LineNumbers: nums, ReadHint: hint}) })
-	if big > small+5 {
+	// The point is that Reduce does not allocate per line (100,000 lines
+	// would mean ~100,000 allocations). The count itself wobbles by a few
+	// dozen under -race and GC timing, so allow that much.
+	if big > small+100 {
 		t.Errorf("Reduce allocates %v times for 1,000 lines and %v for 100,000", small, big)
 	}
 }
