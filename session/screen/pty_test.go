@@ -184,12 +184,13 @@ func TestPTYProgress(t *testing.T) {
 func TestPTYLess(t *testing.T) {
 	r := startPTY(t, writeFile(t, "big.txt", 1000), 24, 80, "bash", "--norc", "--noprofile", "-c",
 		`echo before less; less big.txt; echo after less`)
-	snap := r.waitScreen("the first page", rowIs(0, "line 1"))
-	if !snap.AltScreen || snap.Lines[22] != "line 23" {
-		t.Errorf("first page:\n%s", snap.Text())
+	// less draws its page progressively: wait for the whole page.
+	snap := r.waitScreen("the first page", func(s Snapshot) bool { return rowIs(0, "line 1")(s) && rowIs(22, "line 23")(s) })
+	if !snap.AltScreen {
+		t.Errorf("first page not on the alternate screen:\n%s", snap.Text())
 	}
 	r.send("G")
-	snap = r.waitScreen("the last page", rowIs(22, "line 1000"))
+	snap = r.waitScreen("the last page", func(s Snapshot) bool { return rowIs(22, "line 1000")(s) && rowIs(0, "line 978")(s) })
 	if snap.Lines[0] != "line 978" {
 		t.Errorf("last page:\n%s", snap.Text())
 	}
@@ -205,8 +206,8 @@ func TestPTYLess(t *testing.T) {
 func TestPTYVim(t *testing.T) {
 	r := startPTY(t, writeFile(t, "f.txt", 100), 24, 80, "bash", "--norc", "--noprofile", "-c",
 		`echo before vim; vim -u NONE -N -n f.txt; echo after vim`)
-	snap := r.waitScreen("the file", rowIs(0, "line 1"))
-	if !snap.AltScreen || snap.Lines[22] != "line 23" {
+	snap := r.waitScreen("the file", func(s Snapshot) bool { return rowIs(0, "line 1")(s) && rowIs(22, "line 23")(s) })
+	if !snap.AltScreen {
 		t.Errorf("vim:\n%s", snap.Text())
 	}
 	r.send("50Gddkkdd")
