@@ -225,7 +225,8 @@ func TestPTYVim(t *testing.T) {
 func TestPTYTop(t *testing.T) {
 	r := startPTY(t, "", 24, 100, "top", "-d", "0.1")
 	snap := r.waitScreen("the process table", func(s Snapshot) bool {
-		return slices.ContainsFunc(s.Lines, func(l string) bool { return strings.Contains(l, "PID") && strings.Contains(l, "COMMAND") })
+		return len(s.Lines) > 0 && strings.HasPrefix(s.Lines[0], "top - ") &&
+			slices.ContainsFunc(s.Lines, func(l string) bool { return strings.Contains(l, "PID") && strings.Contains(l, "COMMAND") })
 	})
 	if !strings.HasPrefix(snap.Lines[0], "top - ") {
 		t.Errorf("top:\n%s", snap.Text())
