@@ -109,3 +109,18 @@ func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 	}
 	return nonce, nil
 }
+
+// nestedHook returns a command line that installs ttymux's hook into the
+// bash or zsh reading it (a shell typed into the session), marking with the
+// session's nonce, which is made now if the session had none. In other
+// shells it does nothing.
+func (s *Session) nestedHook() string {
+	s.mu.Lock()
+	if len(s.det.nonce) == 0 {
+		s.det.nonce = []byte("ttymux=" + newNonce())
+	}
+	nonce := strings.TrimPrefix(string(s.det.nonce), "ttymux=")
+	s.mu.Unlock()
+	return `if [ -n "$BASH_VERSION" ]; then __ttymux_nonce=` + nonce + `; __ttymux_prompt() { local s=$?; builtin printf "\033]133;D;%s;ttymux=%s\007" "$s" "$__ttymux_nonce"; return $s; }; PROMPT_COMMAND="__ttymux_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}"; PS0="${PS0}$(builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce")"; ` +
+		`elif [ -n "$ZSH_VERSION" ]; then typeset -g __ttymux_nonce=` + nonce + `; __ttymux_precmd() { local s=$?; builtin printf "\033]133;D;%s;ttymux=%s\007" "$s" "$__ttymux_nonce"; return $s; }; __ttymux_preexec() { builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce"; }; precmd_functions=(__ttymux_precmd $precmd_functions); preexec_functions+=(__ttymux_preexec); fi`
+}

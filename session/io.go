@@ -36,6 +36,10 @@ type SendRequest struct {
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
+	// Integrate types ttymux's hook into the bash or zsh now at the prompt
+	// (one typed into the session: ssh host, docker exec, su), after which
+	// its commands come back with exit codes.
+	Integrate bool
 	Raw  bool // return output bytes untouched
 	// Progress, when set, is called about once a second while waiting.
 	Progress func(elapsed time.Duration, fg string)
@@ -86,6 +90,12 @@ type Cursor struct {
 // Send types text and keys into the session and, when asked, waits for the
 // verdict and returns the command's output.
 func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
+	if req.Integrate {
+		if req.Text != "" || req.Mark {
+			return Result{}, errors.New("integrate types ttymux's hook on its own: send it without text or mark, then send your commands")
+		}
+		req.Text, req.Enter = s.nestedHook(), true
+	}
 	if req.Text == "" && len(req.Keys) == 0 {
 		return Result{}, errors.New(`nothing to send: give text (a command line) or keys (e.g. ["ctrl+c"] or ["enter"])`)
 	}

@@ -528,3 +528,40 @@ func TestMarkInNestedShell(t *testing.T) {
 		}
 	}
 }
+
+// TestIntegrateNestedShell installs the hook into a shell typed into the
+// session; its commands then come back with exit codes.
+func TestIntegrateNestedShell(t *testing.T) {
+	for _, nested := range []string{"PS1='inner$ ' bash --norc --noprofile", "PS1='inner%% ' zsh -f"} {
+		t.Run(strings.Fields(nested)[2], func(t *testing.T) { testIntegrateNested(t, nested) })
+	}
+}
+
+func testIntegrateNested(t *testing.T, nested string) {
+	if _, err := exec.LookPath(strings.Fields(nested)[2]); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing under CI", nested)
+		}
+		t.Skip(err)
+	}
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	if r := send(t, s, session.SendRequest{Text: nested}); !r.Complete {
+		t.Fatalf("nested shell: %+v", r)
+	}
+	r := send(t, s, session.SendRequest{Integrate: true})
+	if !r.Complete || r.Via != session.ViaExitCode {
+		t.Fatalf("integrate: complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
+	}
+	r = send(t, s, session.SendRequest{Text: "sleep 0.3; echo nested; (exit 5)"})
+	if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != "5" || r.Output != "nested" {
+		t.Fatalf("after integrate: complete=%v via=%q exit=%s output=%q", r.Complete, r.Via, exitCode(r), r.Output)
+	}
+	r = send(t, s, session.SendRequest{Text: "exit"})
+	if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != "5" {
+		t.Fatalf("back in the outer shell: %+v", r)
+	}
+	if r := send(t, s, session.SendRequest{Text: "echo outer"}); r.Output != "outer" || r.Via != session.ViaExitCode {
+		t.Fatalf("outer shell: %+v", r)
+	}
+}

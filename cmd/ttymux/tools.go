@@ -93,6 +93,7 @@ type SendIn struct {
 	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
 	Wait      *bool    `json:"wait,omitempty" jsonschema:"wait for the command to finish and return its output (default true)"`
 	Until     string   `json:"until,omitempty" jsonschema:"regular expression (RE2) that ends the wait when it matches output produced after this send, e.g. '>>> ' for a Python prompt"`
+	Integrate bool     `json:"integrate,omitempty" jsonschema:"type ttymux's hook into the bash or zsh at the prompt (one you started inside the session: ssh host, docker exec -it c bash, su -); its commands then come back with exit codes. Send it alone, without text"`
 	Mark      bool     `json:"mark,omitempty" jsonschema:"append a sentinel that reports the exit code, for POSIX shells without ttymux's hook (a shell typed into the session: ssh, docker exec, su; a serial console)"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate refused"`
@@ -338,7 +339,7 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 	}
 	r, err := s.Send(ctx, session.SendRequest{
 		Text: in.Text, Keys: in.Keys, Enter: in.Enter == nil || *in.Enter,
-		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until, Mark: in.Mark,
+		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until, Mark: in.Mark, Integrate: in.Integrate,
 		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Confirm: in.Confirm, Raw: in.Raw,
 		Progress: progressFunc(ctx, req),
 	})
