@@ -171,9 +171,19 @@ func TestServeDetach(t *testing.T) {
 	if rc, out, _ := runCmd(t, "serve", "--detach", "--socket", sock); rc != 0 || !strings.Contains(out, "already running") {
 		t.Errorf("second serve --detach: %d %q", rc, out)
 	}
-	logb, err := os.ReadFile(filepath.Join(dir, "agent.log"))
-	if err != nil || !strings.Contains(string(logb), "agent serving") {
-		t.Errorf("agent.log: %q, %v", logb, err)
+	// The daemon may log its start just after its socket starts answering:
+	// wait (bounded) for the line rather than read once.
+	var logb []byte
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		logb, err = os.ReadFile(filepath.Join(dir, "agent.log"))
+		if err == nil && strings.Contains(string(logb), "agent serving") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("agent.log: %q, %v", logb, err)
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // another process's file: no event to wait on
 	}
 	if rc, _, errs := runCmd(t, "stop", "--socket", sock); rc != 0 {
 		t.Errorf("stop: %d %q", rc, errs)
