@@ -40,7 +40,7 @@ type SendRequest struct {
 	// (one typed into the session: ssh host, docker exec, su), after which
 	// its commands come back with exit codes.
 	Integrate bool
-	Raw  bool // return output bytes untouched
+	Raw       bool // return output bytes untouched
 	// Progress, when set, is called about once a second while waiting.
 	Progress func(elapsed time.Duration, fg string)
 }
