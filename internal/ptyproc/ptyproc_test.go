@@ -23,10 +23,10 @@ func TestEchoRoundTrip(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	// The arithmetic makes the output differ from the echoed input.
 	write(t, p, "echo round-$((20+22))-trip\n")
-	out.expect(t, "round-42-trip")
+	out.Expect(t, "round-42-trip")
 }
 
 func TestWaitStatus(t *testing.T) {
@@ -46,7 +46,7 @@ func TestWaitStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := start(t, scriptSpec(t, tt.script))
-			if _, err := pump(t, p).wait(t); err != nil {
+			if _, err := pump(t, p).Wait(t); err != nil {
 				t.Fatalf("read: %v", err)
 			}
 			// Several goroutines, several times: all see the same result.
@@ -87,9 +87,9 @@ func TestWaitInteractiveExit(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, p, "exit 3\n")
-	if _, err := out.wait(t); err != nil {
+	if _, err := out.Wait(t); err != nil {
 		t.Fatalf("read: %v", err)
 	}
 	if ee := exitError(t, waitErr(t, p)); ee.Status != 3 || ee.Signal != "" {
@@ -197,7 +197,7 @@ func TestCloseConcurrentAndIdempotent(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -237,7 +237,7 @@ func TestCloseKillsHangupIgnoringChild(t *testing.T) {
 	// Ignored signals stay ignored across exec (signal(7)).
 	p := start(t, scriptSpec(t, `trap "" HUP; echo ready; exec sleep 100`))
 	out := pump(t, p)
-	out.expect(t, "ready")
+	out.Expect(t, "ready")
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -250,14 +250,14 @@ func TestResize(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t)) // 24x80
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, p, "stty size\n")
-	out.expect(t, "24 80\r\n")
+	out.Expect(t, "24 80\r\n")
 	if err := p.Resize(50, 132); err != nil {
 		t.Fatalf("Resize: %v", err)
 	}
 	write(t, p, "stty size\n")
-	out.expect(t, "50 132\r\n")
+	out.Expect(t, "50 132\r\n")
 
 	for _, sz := range [][2]int{{0, 80}, {24, 0}, {-1, 80}, {70000, 80}} {
 		if err := p.Resize(sz[0], sz[1]); err == nil {
@@ -273,18 +273,18 @@ func TestResizeSendsSIGWINCH(t *testing.T) {
 	// end, so the loop of short sleeps bounds the delay instead.
 	p := start(t, scriptSpec(t, `trap 'echo winch $(stty size); exit 0' WINCH; echo ready; while :; do sleep 0.05; done`))
 	out := pump(t, p)
-	out.expect(t, "ready")
+	out.Expect(t, "ready")
 	if err := p.Resize(30, 100); err != nil {
 		t.Fatalf("Resize: %v", err)
 	}
-	out.expect(t, "winch 30 100")
+	out.Expect(t, "winch 30 100")
 }
 
 func TestForeground(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	pgid, name, err := p.Foreground()
 	if err != nil || pgid != p.Pid() || name != "bash" {
 		t.Fatalf("idle Foreground() = %d, %q, %v; want %d, bash", pgid, name, err, p.Pid())
@@ -310,7 +310,7 @@ func TestSignalInterruptsForeground(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, p, "sleep 100\n")
 	waitFor(t, "sleep in the foreground", func() bool {
 		_, name, err := p.Foreground()
@@ -320,24 +320,24 @@ func TestSignalInterruptsForeground(t *testing.T) {
 		t.Fatalf("Signal: %v", err)
 	}
 	write(t, p, "echo status-$?-end\n")
-	out.expect(t, "status-130-end")
+	out.Expect(t, "status-130-end")
 }
 
 func TestEcho(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	if on, err := p.Echo(); err != nil || !on {
 		t.Fatalf("Echo() at the prompt = %v, %v; want true", on, err)
 	}
 	write(t, p, "stty -echo; echo off-$((1+1))\n")
-	out.expect(t, "off-2")
+	out.Expect(t, "off-2")
 	if on, err := p.Echo(); err != nil || on {
 		t.Fatalf("Echo() after stty -echo = %v, %v; want false", on, err)
 	}
 	write(t, p, "stty echo; echo on-$((1+2))\n")
-	out.expect(t, "on-3")
+	out.Expect(t, "on-3")
 	if on, err := p.Echo(); err != nil || !on {
 		t.Fatalf("Echo() after stty echo = %v, %v; want true", on, err)
 	}
@@ -353,7 +353,7 @@ func TestEchoOffUnderReadline(t *testing.T) {
 	p := start(t, spec)
 	out := pump(t, p)
 	write(t, p, "echo ready-$((4+4))\n")
-	out.expect(t, "ready-8")
+	out.Expect(t, "ready-8")
 	waitFor(t, "readline to clear ECHO", func() bool {
 		on, err := p.Echo()
 		return err == nil && !on
@@ -376,11 +376,11 @@ func TestEOFWithBackgroundGrandchild(t *testing.T) {
 	t.Parallel()
 	p := start(t, shellSpec(t))
 	out := pump(t, p)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	// Not redirected: sleep holds the terminal as stdin, stdout and stderr.
 	write(t, p, "sleep 30 & echo bg-$!-pid; echo last-$((3*3))-line; exit 0\n")
 	start := time.Now()
-	all, err := out.wait(t)
+	all, err := out.Wait(t)
 	if err != nil {
 		t.Fatalf("read ended with %v, want io.EOF", err)
 	}
@@ -434,10 +434,10 @@ func TestReadDrainsEverything(t *testing.T) {
 			p := start(t, spec)
 			out := pump(t, p)
 			if tt.typed != "" {
-				out.expect(t, "$ ")
+				out.Expect(t, "$ ")
 				write(t, p, tt.typed)
 			}
-			all, err := out.wait(t)
+			all, err := out.Wait(t)
 			if m := regexp.MustCompile(`bg-(\d+)-pid`).FindStringSubmatch(all); m != nil {
 				bg, _ := strconv.Atoi(m[1])
 				_ = syscall.Kill(bg, syscall.SIGKILL)
@@ -495,14 +495,14 @@ func TestNoFdLeak(t *testing.T) {
 		}
 		out := pump(t, p)
 		if i%2 == 1 {
-			out.expect(t, "ready")
-		} else if _, err := out.wait(t); err != nil {
+			out.Expect(t, "ready")
+		} else if _, err := out.Wait(t); err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
-		<-out.done
+		<-out.Done()
 		_ = p.Wait()
 	}
 	after := openFds(t)
@@ -515,7 +515,7 @@ func TestNoFdLeak(t *testing.T) {
 func TestChildDoesNotInheritMaster(t *testing.T) {
 	t.Parallel()
 	p := start(t, ptyproc.Spec{Path: "ls", Args: []string{"-l", "/proc/self/fd/"}, Env: testEnv(t)})
-	all, err := pump(t, p).wait(t)
+	all, err := pump(t, p).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -631,7 +631,7 @@ func TestStartResolvesAgainstSpecEnv(t *testing.T) {
 		Dir:  work,
 		Env:  []string{"PATH=/nonexistent:relative/dir:" + dir + ":/usr/bin:/bin"},
 	})
-	all, err := pump(t, p).wait(t)
+	all, err := pump(t, p).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -646,7 +646,7 @@ func TestArgv0(t *testing.T) {
 	spec := scriptSpec(t, `shopt -q login_shell && echo login-yes || echo login-no`)
 	spec.Argv0 = "-bash"
 	p := start(t, spec)
-	all, err := pump(t, p).wait(t)
+	all, err := pump(t, p).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -658,7 +658,7 @@ func TestArgv0(t *testing.T) {
 func TestAfterExit(t *testing.T) {
 	t.Parallel()
 	p := start(t, scriptSpec(t, "exit 0"))
-	if _, err := pump(t, p).wait(t); err != nil {
+	if _, err := pump(t, p).Wait(t); err != nil {
 		t.Fatal(err)
 	}
 	if err := waitErr(t, p); err != nil {

@@ -25,9 +25,9 @@ func TestEchoRoundTrip(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t))
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, c, "echo round-$((20+22))-trip\n")
-	out.expect(t, "round-42-trip")
+	out.Expect(t, "round-42-trip")
 }
 
 func TestWaitStatus(t *testing.T) {
@@ -47,7 +47,7 @@ func TestWaitStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := open(t, script(tt.script))
-			if _, err := pump(t, c).wait(t); err != nil {
+			if _, err := pump(t, c).Wait(t); err != nil {
 				t.Fatalf("read: %v", err)
 			}
 			err := waitErr(t, c)
@@ -72,9 +72,9 @@ func TestWaitInteractiveExit(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t))
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, c, "exit 3\n")
-	if _, err := out.wait(t); err != nil {
+	if _, err := out.Wait(t); err != nil {
 		t.Fatalf("read: %v", err)
 	}
 	if ee := exitError(t, waitErr(t, c)); ee.Status != 3 || ee.Signal != "" {
@@ -147,16 +147,16 @@ func TestResize(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t)) // zero Size: DefaultSize
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, c, "stty size\n")
-	out.expect(t, fmt.Sprintf("%d %d\r\n", transport.DefaultSize.Rows, transport.DefaultSize.Cols))
+	out.Expect(t, fmt.Sprintf("%d %d\r\n", transport.DefaultSize.Rows, transport.DefaultSize.Cols))
 
 	var r transport.Resizer = c
 	if err := r.Resize(t.Context(), transport.Size{Rows: 50, Cols: 132}); err != nil {
 		t.Fatalf("Resize: %v", err)
 	}
 	write(t, c, "stty size\n")
-	out.expect(t, "50 132\r\n")
+	out.Expect(t, "50 132\r\n")
 
 	for _, sz := range []transport.Size{{}, {Rows: 0, Cols: 80}, {Rows: -1, Cols: 80}, {Rows: 24, Cols: 1001}} {
 		if err := r.Resize(t.Context(), sz); err == nil {
@@ -169,7 +169,7 @@ func TestInitialSize(t *testing.T) {
 	t.Parallel()
 	target := script("stty size")
 	target.Size = transport.Size{Rows: 33, Cols: 77}
-	all, err := pump(t, open(t, target)).wait(t)
+	all, err := pump(t, open(t, target)).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestForeground(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t))
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	var f transport.Foregrounder = c
 	fg, err := f.Foreground()
 	if err != nil || !fg.IsShell || fg.Pgid != c.Pid() || fg.Name != "bash" {
@@ -202,7 +202,7 @@ func TestSignalInterruptsForeground(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t))
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, c, "sleep 100\n")
 	waitFor(t, "sleep in the foreground", func() bool {
 		fg, err := c.Foreground()
@@ -217,7 +217,7 @@ func TestSignalInterruptsForeground(t *testing.T) {
 		return err == nil && fg.IsShell
 	})
 	write(t, c, "echo status-$?-end\n")
-	out.expect(t, "status-130-end")
+	out.Expect(t, "status-130-end")
 
 	if err := s.Signal(t.Context(), "NOSUCH"); err == nil || err.Error() != `unknown signal "NOSUCH"` {
 		t.Errorf("Signal(NOSUCH) = %v, want unknown signal", err)
@@ -232,17 +232,17 @@ func TestSignalNames(t *testing.T) {
 	// process group without job control); bash reports that, and goes on.
 	c := open(t, script(`trap 'echo got-usr1' USR1; trap 'echo got-term; exit 7' TERM; echo ready; while :; do sleep 0.05; done`))
 	out := pump(t, c)
-	out.expect(t, "ready")
+	out.Expect(t, "ready")
 	for _, sig := range []transport.Signal{"USR1", "SIGUSR1", "usr1"} {
 		if err := c.Signal(t.Context(), sig); err != nil {
 			t.Fatalf("Signal(%s): %v", sig, err)
 		}
-		out.expect(t, "got-usr1")
+		out.Expect(t, "got-usr1")
 	}
 	if err := c.Signal(t.Context(), "TERM"); err != nil {
 		t.Fatal(err)
 	}
-	out.expect(t, "got-term")
+	out.Expect(t, "got-term")
 	if ee := exitError(t, waitErr(t, c)); ee.Status != 7 {
 		t.Errorf("Wait = %+v, want exit status 7", *ee)
 	}
@@ -252,13 +252,13 @@ func TestEcho(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t))
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	var e transport.EchoReporter = c
 	if on, err := e.Echo(); err != nil || !on {
 		t.Fatalf("Echo() at the prompt = %v, %v; want true", on, err)
 	}
 	write(t, c, "stty -echo; echo off-$((1+1))\n")
-	out.expect(t, "off-2")
+	out.Expect(t, "off-2")
 	if on, err := e.Echo(); err != nil || on {
 		t.Fatalf("Echo() after stty -echo = %v, %v; want false", on, err)
 	}
@@ -271,9 +271,9 @@ func TestEOFWithBackgroundGrandchild(t *testing.T) {
 	t.Parallel()
 	c := open(t, shellTarget(t))
 	out := pump(t, c)
-	out.expect(t, "$ ")
+	out.Expect(t, "$ ")
 	write(t, c, "sleep 30 & echo bg-$!-pid; exit 0\n")
-	all, err := out.wait(t)
+	all, err := out.Wait(t)
 	if m := regexp.MustCompile(`bg-(\d+)-pid`).FindStringSubmatch(all); m != nil {
 		bg, _ := strconv.Atoi(m[1])
 		defer syscall.Kill(bg, syscall.SIGKILL)
@@ -308,7 +308,7 @@ func TestReadDrainsEverything(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := open(t, tt.target)
-			all, err := pump(t, c).wait(t)
+			all, err := pump(t, c).Wait(t)
 			if err != nil {
 				t.Fatalf("read ended with %v, want io.EOF", err)
 			}
@@ -344,7 +344,7 @@ func TestEnv(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			target := transport.Target{Command: "sh", Args: []string{"-c", show}, Term: tt.term, Env: tt.env}
-			all, err := pump(t, open(t, target)).wait(t)
+			all, err := pump(t, open(t, target)).Wait(t)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -367,7 +367,7 @@ func TestCommandLookupUsesTargetPATH(t *testing.T) {
 		Args:    []string{"a", "b c"},
 		Env:     []string{"PATH=" + dir + ":" + os.Getenv("PATH")},
 	}
-	all, err := pump(t, open(t, target)).wait(t)
+	all, err := pump(t, open(t, target)).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestCommandLookupUsesTargetPATH(t *testing.T) {
 func TestDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	all, err := pump(t, open(t, transport.Target{Command: "pwd", Args: []string{"-P"}, Dir: dir})).wait(t)
+	all, err := pump(t, open(t, transport.Target{Command: "pwd", Args: []string{"-P"}, Dir: dir})).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +505,7 @@ func TestDefaultShell(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := pump(t, c).wait(t)
+			all, err := pump(t, c).Wait(t)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -541,14 +541,14 @@ func TestNoFdLeak(t *testing.T) {
 		}
 		out := pump(t, c)
 		if i%2 == 1 {
-			out.expect(t, "ready")
-		} else if _, err := out.wait(t); err != nil {
+			out.Expect(t, "ready")
+		} else if _, err := out.Wait(t); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
-		<-out.done
+		<-out.Done()
 	}
 	if after := openFds(t); after != before {
 		t.Errorf("open descriptors: %d before, %d after", before, after)
@@ -558,7 +558,7 @@ func TestNoFdLeak(t *testing.T) {
 func TestPid(t *testing.T) {
 	t.Parallel()
 	c := open(t, script("echo pid-$$-end"))
-	all, err := pump(t, c).wait(t)
+	all, err := pump(t, c).Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}

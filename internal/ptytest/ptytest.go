@@ -1,0 +1,121 @@
+// Package ptytest holds test helpers shared by the packages that start
+// programs on PTYs (internal/ptyproc, transport/local): one reader per
+// terminal that collects its output and lets a test wait for strings in it,
+// with bounded waits. It is imported only by tests.
+package ptytest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Output collects everything one goroutine reads from a terminal and lets
+// the test wait for strings in it.
+type Output struct {
+	timeout time.Duration
+	done    chan struct{} // closed when the reader has stopped
+
+	// mu protects the following.
+	mu   sync.Mutex
+	buf  []byte
+	pos  int           // how far Expect has consumed buf
+	wake chan struct{} // closed and replaced whenever buf grows or reading stops
+	err  error         // why reading stopped (nil for io.EOF)
+	end  bool
+}
+
+// Pump starts the one reader of rc; every wait is bounded by timeout. Its
+// cleanup closes rc and waits for the reader to finish.
+func Pump(t testing.TB, rc io.ReadCloser, timeout time.Duration) *Output {
+	o := &Output{timeout: timeout, done: make(chan struct{}), wake: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		_, err := io.Copy(o, rc)
+		o.mu.Lock()
+		o.err, o.end = err, true
+		close(o.wake)
+		o.mu.Unlock()
+	}()
+	t.Cleanup(func() {
+		_ = rc.Close()
+		select {
+		case <-o.done:
+		case <-time.After(timeout):
+			t.Error("reader did not stop after Close")
+		}
+	})
+	return o
+}
+
+// Write records output; it is the reader's sink.
+func (o *Output) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf = append(o.buf, b...)
+	close(o.wake)
+	o.wake = make(chan struct{})
+	return len(b), nil
+}
+
+// Expect waits until want appears in output not yet consumed, and consumes
+// up to its end.
+func (o *Output) Expect(t testing.TB, want string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), o.timeout)
+	defer cancel()
+	for {
+		o.mu.Lock()
+		if i := bytes.Index(o.buf[o.pos:], []byte(want)); i >= 0 {
+			o.pos += i + len(want)
+			o.mu.Unlock()
+			return
+		}
+		wake, end, rest := o.wake, o.end, string(o.buf[o.pos:])
+		o.mu.Unlock()
+		if end {
+			t.Fatalf("output ended before %q; unconsumed output: %q", want, rest)
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			t.Fatalf("no %q within %v; unconsumed output: %q", want, o.timeout, rest)
+		}
+	}
+}
+
+// Wait waits for the reader to stop and returns everything read and the
+// error that stopped it (nil for io.EOF).
+func (o *Output) Wait(t testing.TB) (string, error) {
+	t.Helper()
+	select {
+	case <-o.done:
+	case <-time.After(o.timeout):
+		t.Fatalf("no end of stream within %v", o.timeout)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return string(o.buf), o.err
+}
+
+// WaitFor polls cond every few milliseconds until it holds, at most timeout.
+func WaitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// Done is closed when the reader has stopped.
+func (o *Output) Done() <-chan struct{} { return o.done }
