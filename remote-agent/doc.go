@@ -4,17 +4,18 @@
 // ttymux server, the AI client and SSH connections coming and going;
 // clients reattach and ask for "output from offset N".
 //
-// It owns, per session: the child process and its PTY (internal/ptyproc), a
-// bounded ring of the output addressed by absolute offset with a line index
-// (internal/ring), the exit status once known, the window size, and opaque
-// client metadata. It serves the protocol of remote-agent/agentproto on a
+// It owns, per session: the child process and its PTY (internal/ptyproc) or,
+// for a serial session, the open serial port and its link state
+// (internal/serialport, serial.go), a bounded ring of the output addressed by
+// absolute offset with a line index (internal/ring), the exit status once
+// known, the window size, and opaque client metadata. It serves the protocol of remote-agent/agentproto on a
 // Unix socket in a per-user 0700 directory, checks each peer's uid
 // (SO_PEERCRED) and reports foreground-process changes. It does not own
 // terminal emulation, completion detection, output reduction or anything
 // about SSH: those live in the ttymux server, so every transport behaves
 // the same, and this package stays small (it imports only the standard
-// library, golang.org/x/sys, internal/ptyproc, internal/ring and
-// agentproto). The protocol and the files the agent places are described
+// library, golang.org/x/sys, internal/ptyproc, internal/ring,
+// internal/serialport and agentproto). The protocol and the files the agent places are described
 // in docs/remote-agent.md.
 //
 // Usage:
@@ -33,7 +34,9 @@
 // only reader of the PTY: it appends to the ring and, at the end, records the
 // exit status) and the foreground monitor (polls the foreground process
 // group and ECHO flag every 20 ms, and after output, while a client is
-// attached; it sleeps otherwise).
+// attached; it sleeps otherwise). A serial session has the reader only, plus
+// serialport's reconnect goroutine while its device is away (Close, from
+// hangup, waits for it).
 //
 // Each session has one mutex guarding its ring, line index and state, and a
 // broadcast channel that is closed and replaced whenever output arrives or

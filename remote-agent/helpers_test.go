@@ -176,6 +176,8 @@ type tconn struct {
 	fgs     []agentproto.Foreground
 	fgNext  int // waitFg looks at fgs[fgNext:]
 	replies []agentproto.Reply
+	links   []string // Link states received, in order
+	linkNx  int      // waitLink looks at links[linkNx:]
 	exit    *agentproto.Exit
 	eof     bool
 	frames  []agentproto.Type // every frame type received, in order
@@ -304,6 +306,8 @@ func (tc *tconn) step() bool {
 		tc.fgs = append(tc.fgs, m)
 	case agentproto.Reply:
 		tc.replies = append(tc.replies, m)
+	case agentproto.Link:
+		tc.links = append(tc.links, m.State)
 	case agentproto.Exit:
 		tc.exit = &m
 	default:

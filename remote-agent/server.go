@@ -86,6 +86,7 @@ const (
 	EventReaped      = "reaped"       // an exited session was forgotten (Session)
 	EventRefused     = "refused"      // a connection was refused (Detail: why)
 	EventStopping    = "stopping"     // the server began shutting down (Detail: why)
+	EventLink        = "link"         // a serial session's device went away or came back (Session; Detail: the state)
 )
 
 // An Event is something tests may wait for. See Options.Events.
@@ -594,8 +595,17 @@ func (s *Server) stop(c net.Conn, m agentproto.Stop) {
 // create starts a session. On failure it returns a nil session and the
 // reply to send.
 func (s *Server) create(req agentproto.Create) (*session, agentproto.AttachReply) {
+	// Echoing a kind this agent knows, also in a refusal, tells the client
+	// that it was understood (agentproto's doc, "Session kinds").
+	kind := req.Kind
+	if kind != agentproto.KindPTY && kind != agentproto.KindSerial {
+		kind = agentproto.KindPTY
+	}
 	fail := func(st agentproto.Status, msg string) (*session, agentproto.AttachReply) {
-		return nil, agentproto.AttachReply{Status: st, Message: msg}
+		return nil, agentproto.AttachReply{Status: st, Message: msg, Kind: kind}
+	}
+	if kind != req.Kind {
+		return fail(agentproto.StatusFailed, "this agent cannot hold sessions of "+req.Kind.String()+"; upgrade it")
 	}
 	if len(req.Meta) > MaxMeta {
 		return fail(agentproto.StatusFailed, "metadata of "+strconv.Itoa(len(req.Meta))+" bytes is over the "+strconv.Itoa(MaxMeta)+"-byte limit")
@@ -641,7 +651,7 @@ func (s *Server) create(req agentproto.Create) (*session, agentproto.AttachReply
 		s.log.Info("exited session forgotten to make room", "session", evicted.id)
 		s.event(EventReaped, evicted.id, "evicted to make room")
 	}
-	sess.log.Info("session created", "command", sess.command, "pid", sess.pid, "rows", rows, "cols", cols)
+	sess.log.Info("session created", "kind", sess.kind, "command", sess.command, "pid", sess.pid, "rows", rows, "cols", cols)
 	s.event(EventCreated, id, sess.command)
 	rep := sess.attach(agentproto.Attach{ID: id, FromStart: true})
 	rep.Status = agentproto.StatusCreated

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/ptyproc"
 	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/internal/serialport"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
@@ -27,13 +28,16 @@ const (
 	fgMinGap = time.Millisecond
 )
 
-// A session is one program on a PTY held by the agent.
+// A session is one program on a PTY, or one serial port, held by the
+// agent.
 type session struct {
 	id      string
 	seq     int
 	srv     *Server
 	log     *slog.Logger
-	proc    *ptyproc.Proc
+	kind    agentproto.Kind
+	proc    *ptyproc.Proc    // KindPTY
+	port    *serialport.Port // KindSerial (serial.go)
 	pid     int
 	command string // the command line, for humans
 	created time.Time
@@ -55,11 +59,16 @@ type session struct {
 	exited     bool   // the reader has seen the end and the child was waited for
 	exit       agentproto.Exit
 	exitTime   time.Time
+	link       string // KindSerial: agentproto.LinkUp or LinkDisconnected
+	linkSeq    uint64 // incremented when link changes
 }
 
 // startSession starts the child and the session's goroutines. The caller
 // holds s.mu and has checked that s is not closing.
 func (s *Server) startSession(id string, seq int, req agentproto.Create) (*session, error) {
+	if req.Kind == agentproto.KindSerial {
+		return s.startSerial(id, seq, req)
+	}
 	path, args := req.Command, req.Args
 	if path == "" {
 		path, args = s.opts.Shell, nil
@@ -91,14 +100,7 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	if err != nil {
 		return nil, err
 	}
-	command := strings.Join(append([]string{path}, args...), " ")
-	if len(command) > maxCommand {
-		cut := maxCommand - len("…")
-		for cut > 0 && !utf8.RuneStart(command[cut]) {
-			cut--
-		}
-		command = command[:cut] + "…"
-	}
+	command := clip(strings.Join(append([]string{path}, args...), " "))
 	r := ring.New(s.opts.RingSize)
 	sess := &session{
 		id:      id,
@@ -124,6 +126,18 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	return sess, nil
 }
 
+// clip bounds a command line for SessionInfo.Command.
+func clip(command string) string {
+	if len(command) > maxCommand {
+		cut := maxCommand - len("…")
+		for cut > 0 && !utf8.RuneStart(command[cut]) {
+			cut--
+		}
+		command = command[:cut] + "…"
+	}
+	return command
+}
+
 // hasKey reports whether env ("KEY=value" entries) sets key.
 func hasKey(env []string, key string) bool {
 	for _, kv := range env {
@@ -147,17 +161,17 @@ func (sess *session) kickMonitor() {
 	}
 }
 
-// readLoop is the session's only PTY reader. It copies output into the ring,
-// and when the output ends it records the exit, in the teardown order of
-// shared/STYLE.md: the child exits and its side of the PTY closes (Read
-// reports io.EOF), the output is drained into the ring, the exit status is
-// published, and then the master is closed.
+// readLoop is the session's only PTY (or serial port) reader. It copies
+// output into the ring, and when the output ends it records the exit, in the
+// teardown order of shared/STYLE.md: the child exits and its side of the PTY
+// closes (Read reports io.EOF), the output is drained into the ring, the
+// exit status is published, and then the master is closed.
 func (sess *session) readLoop() {
 	defer sess.srv.wg.Done()
 	buf := make([]byte, maxChunk)
 	var rerr error
 	for {
-		n, err := sess.proc.Read(buf)
+		n, err := sess.read(buf)
 		if n > 0 {
 			sess.mu.Lock()
 			sess.ring.Write(buf[:n])
@@ -174,15 +188,7 @@ func (sess *session) readLoop() {
 			break
 		}
 	}
-	if !errors.Is(rerr, io.EOF) {
-		// Hung up (Kill, shutdown) or a broken PTY: make sure the child
-		// goes, so that Wait returns.
-		if !errors.Is(rerr, os.ErrClosed) {
-			sess.log.Warn("read pty", "err", rerr)
-		}
-		sess.hangup()
-	}
-	exit := exitOf(sess.proc.Wait())
+	exit := sess.end(rerr)
 	sess.mu.Lock()
 	sess.exited = true
 	sess.exit = exit
@@ -196,10 +202,46 @@ func (sess *session) readLoop() {
 	if exit.Signal != "" {
 		detail = "signal " + exit.Signal
 	}
-	sess.log.Info("child exited", "status", exit.Status, "signal", exit.Signal, "bytes", end)
+	if sess.port != nil {
+		sess.log.Info("serial port closed", "why", exit.Message, "bytes", end)
+	} else {
+		sess.log.Info("child exited", "status", exit.Status, "signal", exit.Signal, "bytes", end)
+	}
 	sess.srv.event(EventChildExited, sess.id, detail)
 	sess.srv.kickJanitor()
 	sess.hangup() // releases the master; the child is already reaped
+}
+
+func (sess *session) read(p []byte) (int, error) {
+	if sess.port != nil {
+		return sess.port.Read(p)
+	}
+	return sess.proc.Read(p)
+}
+
+// write writes a client's input to the PTY or the serial port.
+func (sess *session) write(p []byte) (int, error) {
+	if sess.port != nil {
+		return sess.port.Write(p)
+	}
+	return sess.proc.Write(p)
+}
+
+// end works out the Exit once the reader has seen the end of the output
+// (rerr).
+func (sess *session) end(rerr error) agentproto.Exit {
+	if sess.port != nil {
+		return sess.endSerial(rerr)
+	}
+	if !errors.Is(rerr, io.EOF) {
+		// Hung up (Kill, shutdown) or a broken PTY: make sure the child
+		// goes, so that Wait returns.
+		if !errors.Is(rerr, os.ErrClosed) {
+			sess.log.Warn("read pty", "err", rerr)
+		}
+		sess.hangup()
+	}
+	return exitOf(sess.proc.Wait())
 }
 
 // exitOf turns ptyproc's Wait result into an Exit message. Status is
@@ -222,6 +264,12 @@ func exitOf(err error) agentproto.Exit {
 // ptyproc kills it if it is still there a second later. It returns once
 // the child has been reaped.
 func (sess *session) hangup() {
+	if sess.port != nil {
+		if err := sess.port.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			sess.log.Debug("close serial port", "err", err)
+		}
+		return
+	}
 	if err := sess.proc.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		sess.log.Debug("hang up", "err", err)
 	}
@@ -277,6 +325,9 @@ func (sess *session) monitor() {
 // checkForeground reads the foreground process group and the ECHO flag and,
 // if they changed, publishes them to the clients.
 func (sess *session) checkForeground() {
+	if sess.proc == nil {
+		return // a serial port has no processes
+	}
 	sess.fgMu.Lock()
 	defer sess.fgMu.Unlock()
 	pgid, name, err := sess.proc.Foreground()
@@ -381,6 +432,7 @@ func (sess *session) attach(req agentproto.Attach) agentproto.AttachReply {
 		Lost:     lost,
 		Session:  sess.infoLocked(),
 		FromLine: sess.ix.LineAt(from),
+		Kind:     sess.kind,
 	}
 	sess.mu.Unlock()
 	sess.kickMonitor() // start polling the foreground
@@ -421,6 +473,10 @@ func (sess *session) setMeta(meta []byte) agentproto.Reply {
 }
 
 func (sess *session) resize(rows, cols int) {
+	if sess.proc == nil {
+		sess.log.Debug("resize of a serial session ignored")
+		return
+	}
 	if err := sess.proc.Resize(rows, cols); err != nil {
 		sess.log.Debug("resize", "err", err)
 		return
@@ -431,6 +487,10 @@ func (sess *session) resize(rows, cols int) {
 }
 
 func (sess *session) signal(name string) {
+	if sess.proc == nil {
+		sess.log.Debug("signal to a serial session ignored", "name", name)
+		return
+	}
 	sig, ok := ptyproc.SignalByName(name)
 	if !ok {
 		sess.log.Debug("unknown signal", "name", name)

@@ -69,10 +69,14 @@ func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentpr
 	// The reply and the current foreground go out in one write.
 	sess.mu.Lock()
 	fg, fgSeq, exited := sess.fg, sess.fgSeq, sess.exited
+	link, linkSeq := sess.link, sess.linkSeq
 	sess.mu.Unlock()
 	buf := appendMsg(nil, rep)
 	if !exited && fg.Pgid > 0 {
 		buf = appendMsg(buf, fg)
+	}
+	if !exited && link != "" {
+		buf = appendMsg(buf, agentproto.Link{State: link})
 	}
 	if _, err := c.Write(buf); err != nil {
 		sess.detach()
@@ -92,7 +96,7 @@ func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentpr
 		// see quit: fail its write now.
 		_ = c.SetWriteDeadline(time.Unix(1, 0))
 	}()
-	why, err := cl.writeLoop(rep.From, fgSeq)
+	why, err := cl.writeLoop(rep.From, fgSeq, linkSeq)
 	switch why {
 	case "exited":
 		// Tell the client we are done writing, then let it finish: it
@@ -140,13 +144,13 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 		switch f.Type {
 		case agentproto.TypeInput:
 			// Written straight from the frame buffer: no copy.
-			if _, err := sess.proc.Write(f.Payload); err != nil {
-				sess.log.Debug("write pty", "err", err)
+			if _, err := sess.write(f.Payload); err != nil {
+				sess.log.Debug("write input", "err", err)
 			}
 			continue
 		case agentproto.TypeDetach:
 			return "detach"
-		case agentproto.TypeResize, agentproto.TypeSignal, agentproto.TypeSetMeta:
+		case agentproto.TypeResize, agentproto.TypeSignal, agentproto.TypeSetMeta, agentproto.TypeBreak, agentproto.TypeModem:
 		default:
 			// A newer client of the same Version may send types this
 			// agent does not know: skip them.
@@ -156,7 +160,10 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 		m, err := agentproto.Unmarshal(f)
 		if err != nil {
 			sess.log.Debug("bad frame", "type", f.Type, "err", err)
-			if f.Type == agentproto.TypeSetMeta && !cl.queue(agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}) {
+			// Requests that are answered get an answer, so the client's
+			// replies stay in step.
+			answered := f.Type == agentproto.TypeSetMeta || f.Type == agentproto.TypeBreak || f.Type == agentproto.TypeModem
+			if answered && !cl.queue(agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}) {
 				return "too many unread replies"
 			}
 			continue
@@ -171,16 +178,26 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 				sess.log.Warn("client does not read its replies; disconnecting")
 				return "too many unread replies"
 			}
+		case agentproto.Break:
+			// Input that follows the BREAK (a SysRq command letter) is
+			// read only after it: the BREAK holds this reader.
+			if !cl.queue(sess.sendBreak(m)) {
+				return "too many unread replies"
+			}
+		case agentproto.Modem:
+			if !cl.queue(sess.setModem(m)) {
+				return "too many unread replies"
+			}
 		}
 	}
 }
 
 // writeLoop sends output from offset off, in order and without duplicates,
-// then live output, Foreground changes and queued replies, until the Exit
-// has been sent ("exited"), the client asked to stop ("detached"), or a
-// write failed ("write failed" and the error). fgSeq is the foreground
-// generation the client has already been sent.
-func (cl *client) writeLoop(off int64, fgSeq uint64) (why string, err error) {
+// then live output, Foreground and Link changes and queued replies, until
+// the Exit has been sent ("exited"), the client asked to stop ("detached"),
+// or a write failed ("write failed" and the error). fgSeq and linkSeq are
+// the foreground and link generations the client has already been sent.
+func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err error) {
 	sess := cl.sess
 	var buf []byte
 	for {
@@ -201,6 +218,7 @@ func (cl *client) writeLoop(off int64, fgSeq uint64) (why string, err error) {
 		}
 		caught := off == end
 		fg, seq := sess.fg, sess.fgSeq
+		link, lseq := sess.link, sess.linkSeq
 		exited, exit := sess.exited, sess.exit
 		sess.mu.Unlock()
 
@@ -210,6 +228,11 @@ func (cl *client) writeLoop(off int64, fgSeq uint64) (why string, err error) {
 		if caught && seq != fgSeq && !exited {
 			buf = appendMsg(buf, fg)
 			fgSeq = seq
+		}
+		// Likewise a link change follows the output read before it.
+		if caught && lseq != linkSeq && !exited {
+			buf = appendMsg(buf, agentproto.Link{State: link})
+			linkSeq = lseq
 		}
 		cl.mu.Lock()
 		for _, r := range cl.replies {

@@ -51,6 +51,11 @@ type detector struct {
 
 	bracketedPaste bool // DECSET 2004
 	appCursor      bool // DECSET 1 (DECCKM)
+	// cursorHidden: DECRST 25 (DECTCEM) hid the cursor, last at offset
+	// hiddenAt, and it was not shown since. A program drawing a full
+	// screen hides it; nothing waiting for typed input does.
+	cursorHidden bool
+	hiddenAt     int64
 }
 
 const (
@@ -179,6 +184,11 @@ func (d *detector) csi(final byte) {
 			d.appCursor = on
 		case "2004":
 			d.bracketedPaste = on
+		case "25":
+			d.cursorHidden = !on
+			if !on {
+				d.hiddenAt = d.start
+			}
 		}
 	}
 }

@@ -40,7 +40,10 @@ type SendRequest struct {
 	// (one typed into the session: ssh host, docker exec, su), after which
 	// its commands come back with exit codes.
 	Integrate bool
-	Raw       bool // return output bytes untouched
+	// Raw types Text byte for byte and returns output bytes untouched.
+	// Without it, control characters other than tab, newline and carriage
+	// return are removed from Text (see neutralise).
+	Raw bool
 	// Progress, when set, is called about once a second while waiting.
 	Progress func(elapsed time.Duration, fg string)
 }
@@ -110,14 +113,33 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if !req.Secret && !req.Confirm {
-		if err := checkGate(req.Text); err != nil {
+	var notes []string
+	if !req.Raw {
+		var removed int
+		if req.Text, removed = neutralise(req.Text); removed > 0 {
+			notes = append(notes, fmt.Sprintf("%d control characters (escape sequences, ^C, NUL …) were removed from text and not typed; press keys with keys (e.g. [\"esc\"], [\"ctrl+c\"]), or pass raw: true to type text byte for byte", removed))
+			if req.Text == "" && len(req.Keys) == 0 {
+				return Result{}, errors.New(`text holds only control characters, which are not typed from text: send them as keys (e.g. ["esc"] or ["ctrl+c"]), or pass raw: true`)
+			}
+		}
+	}
+
+	if !req.Confirm {
+		// Refuse at once, without waiting for another send to finish.
+		if err := s.gate(req.Text, req.Secret); err != nil {
 			return Result{}, err
 		}
 	}
 
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
+	if !req.Confirm && s.pending != "" {
+		// The gate sees the whole line the shell will run: what earlier
+		// sends typed without Enter, then this text.
+		if err := s.gate(s.pending+req.Text, req.Secret); err != nil {
+			return Result{}, err
+		}
+	}
 	if strings.Contains(strings.TrimRight(req.Text, "\r\n"), "\n") {
 		s.awaitLineEditor(ctx)
 	}
@@ -173,6 +195,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		ctl   *lineControl
 	}
 	var steps []step
+	lineDone := req.Enter && req.Text != "" // the typed line is submitted or discarded
 	for _, k := range req.Keys {
 		if lc, ok, err := parseLineControl(k); ok || err != nil {
 			if err != nil {
@@ -188,6 +211,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			s.mu.Unlock()
 			return Result{}, err
 		}
+		switch kb {
+		case "\r", "\n", "\x03", "\x07", "\x15": // enter, ctrl+c, ctrl+g, ctrl+u
+			lineDone = true
+		}
 		if kb == "\r" {
 			kb = s.enter
 		}
@@ -196,6 +223,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	steps = append(steps, step{bytes: b.String()})
 	if req.Secret && req.Text != "" {
 		s.secrets = append(s.secrets, req.Text)
+		s.rec.addSecret(req.Text)
 	}
 	sendOff := s.ring.End()
 	last, ok := s.det.last()
@@ -204,7 +232,6 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	s.mu.Unlock()
 
 	start := s.now()
-	var notes []string
 	for _, st := range steps {
 		if st.ctl != nil {
 			note, err := s.doLineControl(ctx, *st.ctl)
@@ -220,6 +247,15 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		if _, err := s.conn.Write([]byte(st.bytes)); err != nil {
 			return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
 		}
+		if !req.Secret {
+			s.rec.input([]byte(st.bytes)) // a secret send is never recorded, keys included
+		}
+	}
+	if lineDone {
+		s.pending = ""
+	} else {
+		line := s.pending + req.Text
+		s.pending = line[strings.LastIndexAny(line, "\r\n")+1:]
 	}
 	if req.Secret {
 		typed = "" // its echo, if any, is redacted; never match against it
@@ -227,8 +263,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	c := newCommand(sendOff, start, typed, until)
 	c.atPrompt, c.prompt = atPrompt, prompt
 	if markID != "" {
-		c.mark = regexp.MustCompile(`(?m)^__TTYMUX_MARK_` + markID + `:(\d+)\r?$`)
-		c.markEcho = "__TTYMUX_ MARK_" + markID
+		c.setMark(markID)
 	}
 	s.mu.Lock()
 	s.cmd = c
@@ -252,6 +287,22 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
 	}
 	return r, nil
+}
+
+// gate applies the destructive-command gate to text. Secret text is checked
+// too (no bypass), but never quoted in the error, nor is any earlier secret.
+func (s *Session) gate(text string, secret bool) error {
+	err := checkGate(text)
+	var ge *GateError
+	if errors.As(err, &ge) {
+		s.mu.Lock()
+		ge.Line = redact(ge.Line, s.secrets)
+		s.mu.Unlock()
+		if secret {
+			ge.Line, ge.Secret = "", true
+		}
+	}
+	return err
 }
 
 func clampTimeout(d time.Duration) (time.Duration, error) {
@@ -305,6 +356,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	if !v.complete && waited {
 		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.describe())
 	}
+	s.noteRecording(&r)
 	return r
 }
 
@@ -318,6 +370,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool) {
 	s.mu.Unlock()
 	alt = s.scr.AltScreen()
 	r.Offset, r.NextOffset, r.Gap = from, to, gone
+	r.Match = redact(r.Match, secrets)
 	if gone > 0 {
 		r.Note = fmt.Sprintf("%d bytes of output were produced faster than they were read and left the %d-byte log before this read", gone, s.ring.Size())
 	}
@@ -474,6 +527,7 @@ func (s *Session) finish(r *Result, start time.Time) {
 	r.ExitCode = s.exitCode
 	s.mu.Unlock()
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
+	s.noteRecording(r)
 }
 
 func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Regexp, timeout time.Duration, start time.Time) Result {
@@ -529,6 +583,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		r.State = "prompt"
 	}
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
+	s.noteRecording(&r)
 	return r
 }
 
@@ -620,6 +675,32 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 	}
 	s.finish(&r, start)
 	return r, nil
+}
+
+// neutralise removes from text typed without raw the control characters
+// other than tab, newline and carriage return (C0 and DEL): inside text
+// they would act on the terminal or the line editor instead of being typed
+// (^U erases the line, ^C interrupts, ESC [201~ ends a bracketed paste
+// early, NUL sets a mark). Keys press them on purpose. It reports how many
+// it removed. UTF-8 sequences never contain these bytes, so the rest of
+// text is kept byte for byte.
+func neutralise(text string) (string, int) {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			n++
+		}
+	}
+	if n == 0 {
+		return text, 0
+	}
+	b := make([]byte, 0, len(text)-n)
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; !(c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f) {
+			b = append(b, c)
+		}
+	}
+	return string(b), n
 }
 
 func encodeBase64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,11 @@ type Options struct {
 	// Keeper holds persistent sessions (the local ttymux agent); nil means
 	// every session lives in this process.
 	Keeper transport.Keeper
+	// Remote returns the keeper of persistent SSH sessions on t.Host (the
+	// ttymux agent deployed there), the same one for the same host; nil
+	// means persistent SSH sessions are not available. Their session ids
+	// are "<host>/<agent's id>".
+	Remote func(ctx context.Context, t transport.Target) (transport.Keeper, error)
 }
 
 // DefaultLimit is the default number of sessions a Manager holds at once.
@@ -54,11 +60,12 @@ type Manager struct {
 	opts Options
 	log  *slog.Logger
 
-	mu       sync.Mutex // mu protects the following
-	sessions map[string]*Session
-	pending  int // opens in progress, counted against the limit
-	next     int
-	closed   bool
+	mu        sync.Mutex // mu protects the following
+	sessions  map[string]*Session
+	attaching map[string]chan struct{} // closed when the attach of that session id ends
+	pending   int                      // opens in progress, counted against the limit
+	next      int
+	closed    bool
 }
 
 // NewManager returns a Manager with opts (a nil-safe zero value works).
@@ -95,6 +102,14 @@ type OpenRequest struct {
 	// server. When no agent can be had, the session lives in this process
 	// and OpenNote says why.
 	Persistent bool
+	// Confirm runs a command the destructive-command gate refused (the
+	// program and its arguments, environment values, an SSH command).
+	Confirm bool
+	// Record writes an asciicast v2 recording of the session to a new file
+	// in StateDir/recordings; RecordPath names the file instead (and
+	// implies Record). Info.Recording gives the path.
+	Record     bool
+	RecordPath string
 }
 
 // NotFoundError is returned for an unknown session id or name.
@@ -120,6 +135,11 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 	op, ok := m.opts.Openers[req.Transport]
 	if !ok {
 		return nil, fmt.Errorf("transport %q is not available", req.Transport)
+	}
+	if !req.Confirm {
+		if err := checkOpenGate(req.Transport, req.Target); err != nil {
+			return nil, err
+		}
 	}
 	m.mu.Lock()
 	switch {
@@ -226,6 +246,32 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	} else if req.Persistent && req.Transport == "local" {
 		note = "not persistent: this server runs without an agent"
 	}
+	if req.Persistent && req.Transport == "serial" {
+		// The agent holds the port, so the console keeps being captured
+		// while no server is attached. meta carries what Enter sends.
+		if m.opts.Keeper == nil {
+			note = "not persistent: this server runs without an agent"
+		} else {
+			md := meta{Name: req.Name, Transport: req.Transport, Enter: enter}
+			kt := t
+			kt.Kind = transport.KindSerial
+			conn, ks, err := m.opts.Keeper.Create(ctx, kt, md.encode())
+			if err == nil {
+				cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = ks.ID, conn, true, m.opts.Keeper, md
+			} else {
+				m.log.Warn("agent cannot hold the serial port; session lives in this process", "err", err)
+				note = "not persistent: " + err.Error()
+			}
+		}
+	}
+	if req.Persistent && req.Transport == "ssh" {
+		if m.opts.Remote == nil {
+			note = "not persistent: this server runs without remote agents"
+		} else if err := m.openRemote(ctx, &cfg, t, req); err != nil {
+			m.log.Warn("remote agent unavailable; session lives in this process", "host", t.Host, "err", err)
+			note = "not persistent: " + err.Error()
+		}
+	}
 	if cfg.conn == nil {
 		t.Env = append(t.Env, "TTYMUX_SESSION="+id)
 		conn, err := op.Open(ctx, t)
@@ -235,6 +281,17 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 		cfg.conn = conn
 	}
 	cfg.log = m.log.With("session", cfg.id)
+	if req.Record || req.RecordPath != "" {
+		rec, err := m.openRecording(cfg, req, t)
+		if err != nil {
+			if cfg.kept {
+				_ = cfg.keeper.Kill(ctx, cfg.id) // best effort: the open failed
+			}
+			_ = cfg.conn.Close() // the open failed; its error says why
+			return nil, err
+		}
+		cfg.rec = rec
+	}
 	s := newSession(cfg)
 	s.openNote = note
 	if t.Password != "" {
@@ -297,7 +354,8 @@ func (m *Manager) Get(ctx context.Context, idOrName string) (*Session, error) {
 		}
 	}
 	m.mu.Unlock()
-	if m.opts.Keeper != nil {
+	_, _, remote := splitRemoteID(idOrName)
+	if (m.opts.Keeper != nil && !remote) || (m.opts.Remote != nil && remote) {
 		s, err := m.Attach(ctx, idOrName)
 		if err == nil {
 			return s, nil
@@ -322,33 +380,93 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 		return s, nil
 	}
 	m.mu.Unlock()
-	k := m.opts.Keeper
+	if host, rid, ok := splitRemoteID(idOrName); ok {
+		return m.AttachHost(ctx, transport.Target{Host: host}, rid)
+	}
+	return m.attachKeeper(ctx, m.opts.Keeper, "", idOrName)
+}
+
+// AttachHost attaches a persistent SSH session held by the agent on t.Host,
+// by the agent's id ("s1"), the full session id ("host/s1") or its name.
+func (m *Manager) AttachHost(ctx context.Context, t transport.Target, idOrName string) (*Session, error) {
+	if m.opts.Remote == nil {
+		return nil, fmt.Errorf("%w: this server runs without remote agents", transport.ErrNoSession)
+	}
+	if h, rid, ok := splitRemoteID(idOrName); ok {
+		if h != t.Host {
+			return nil, fmt.Errorf("session %q belongs to host %q, not %q", idOrName, h, t.Host)
+		}
+		idOrName = rid
+	}
+	m.mu.Lock()
+	if s := m.sessions[remoteID(t.Host, idOrName)]; s != nil {
+		m.mu.Unlock()
+		return s, nil
+	}
+	m.mu.Unlock()
+	k, err := m.opts.Remote(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return m.attachKeeper(ctx, k, t.Host, idOrName)
+}
+
+// attachKeeper attaches session idOrName (an agent id or a name) of keeper
+// k; host is "" for the local agent.
+func (m *Manager) attachKeeper(ctx context.Context, k transport.Keeper, host, idOrName string) (*Session, error) {
 	if k == nil {
 		return nil, fmt.Errorf("%w: no agent keeps sessions for this server", transport.ErrNoSession)
 	}
 	id := idOrName
+	full := id
+	if host != "" {
+		full = remoteID(host, id)
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, errors.New("server is shutting down")
 	}
-	if s := m.sessions[id]; s != nil {
+	if s := m.sessions[full]; s != nil {
 		m.mu.Unlock()
 		return s, nil
+	}
+	if ch := m.attaching[full]; ch != nil {
+		// Another call is attaching it (two tool calls right after a
+		// restart): wait for that one rather than attach twice, which
+		// would also resume its recording twice.
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return m.attachKeeper(ctx, k, host, idOrName)
 	}
 	if len(m.sessions)+m.pending >= m.opts.Limit {
 		m.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d sessions are attached; detach one first", ErrLimit, m.opts.Limit)
 	}
 	m.pending++
+	done := make(chan struct{})
+	if m.attaching == nil {
+		m.attaching = map[string]chan struct{}{}
+	}
+	m.attaching[full] = done
 	m.mu.Unlock()
-	s, err := m.attach(ctx, k, id)
+	defer func() {
+		m.mu.Lock()
+		delete(m.attaching, full)
+		m.mu.Unlock()
+		close(done)
+	}()
+	s, err := m.attach(ctx, k, host, id)
 	if errors.Is(err, transport.ErrNoSession) {
 		// Perhaps a name given at open_local.
 		if kept, lerr := k.List(ctx); lerr == nil {
 			for _, ks := range kept {
 				if n := decodeMeta(ks.Meta).Name; n != "" && n == idOrName {
-					s, err = m.attach(ctx, k, ks.ID)
+					s, err = m.attach(ctx, k, host, ks.ID)
 					break
 				}
 			}
@@ -371,10 +489,14 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 	return s, nil
 }
 
-func (m *Manager) attach(ctx context.Context, k transport.Keeper, id string) (*Session, error) {
+func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id string) (*Session, error) {
 	conn, ks, res, err := k.Attach(ctx, id, -1)
 	if err != nil {
 		return nil, err
+	}
+	sid := ks.ID
+	if host != "" {
+		sid = remoteID(host, ks.ID)
 	}
 	md := decodeMeta(ks.Meta)
 	tr := md.Transport
@@ -385,13 +507,18 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, id string) (*S
 	if !size.Valid() {
 		size = transport.DefaultSize
 	}
+	command := ks.Command
+	if tr == "ssh" {
+		command = "ssh " + host
+	}
 	s := newSession(sessionConfig{
-		id: ks.ID, name: md.Name, transport: tr, command: ks.Command,
-		conn: conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce,
+		id: sid, name: md.Name, transport: tr, command: command,
+		conn: conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
 		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
-		log:   m.log.With("session", ks.ID),
+		log:   m.log.With("session", sid),
 		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine,
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,
+		rec: resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
 	if md.Integrated {
 		s.mu.Lock()
@@ -402,7 +529,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, id string) (*S
 		s.openNote = fmt.Sprintf("%d bytes of output had left the agent's log before this attach", max(res.Lost, res.From-md.ReadOff))
 	}
 	s.waitCaughtUp(ctx, ks.End, 5*time.Second)
-	m.log.Info("session attached", "session", ks.ID, "from", res.From, "read_off", md.ReadOff)
+	m.log.Info("session attached", "session", sid, "from", res.From, "read_off", md.ReadOff)
 	return s, nil
 }
 
@@ -469,9 +596,10 @@ func (m *Manager) List(ctx context.Context) []Info {
 			}
 			md := decodeMeta(ks.Meta)
 			in := Info{
-				ID: ks.ID, Name: md.Name, Transport: "local", Command: ks.Command, State: "detached",
+				ID: ks.ID, Name: md.Name, Transport: cmp.Or(md.Transport, "local"), Command: ks.Command, State: "detached",
 				Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
 				Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
+				Recording: md.RecPath, RecordingNote: md.RecNote,
 			}
 			if ks.Exited {
 				in.State = "exited"
@@ -537,4 +665,86 @@ func lineEnding(name string) (string, error) {
 		return "\r\n", nil
 	}
 	return "", fmt.Errorf("line_ending %q: use cr, lf or crlf", name)
+}
+
+// openRemote creates a persistent SSH session in the agent on t.Host and
+// fills cfg with it. t is the SSH target after integrateRemote: its
+// Command is the remote command line (the integrated login shell by
+// default), which the agent runs with /bin/sh -c.
+func (m *Manager) openRemote(ctx context.Context, cfg *sessionConfig, t transport.Target, req OpenRequest) error {
+	k, err := m.opts.Remote(ctx, t)
+	if err != nil {
+		return err
+	}
+	kt := transport.Target{Command: "/bin/sh", Args: []string{"-c", t.Command}, Env: t.Env, Size: t.Size, Term: t.Term}
+	if t.Command == "" {
+		kt.Args = []string{"-c", `exec "${SHELL:-/bin/sh}" -l`}
+	}
+	md := meta{Name: req.Name, Transport: "ssh", Nonce: cfg.nonce, Shell: cfg.shell, Host: t.Host}
+	conn, ks, err := k.Create(ctx, kt, md.encode())
+	if err != nil {
+		return err
+	}
+	cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = remoteID(t.Host, ks.ID), conn, true, k, md
+	return nil
+}
+
+// remoteID is the session id of agent session id on host.
+func remoteID(host, id string) string { return host + "/" + id }
+
+// splitRemoteID splits "<host>/<id>"; ok is false for a local id.
+func splitRemoteID(id string) (host, rid string, ok bool) {
+	i := strings.LastIndexByte(id, '/')
+	if i <= 0 || i == len(id)-1 {
+		return "", "", false
+	}
+	return id[:i], id[i+1:], true
+}
+
+// ListHost returns the persistent sessions the agent on t.Host holds, as
+// attached to this server or not (state "detached"), deploying the agent
+// if it is not there yet.
+func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, error) {
+	if m.opts.Remote == nil {
+		return nil, errors.New("this server runs without remote agents")
+	}
+	k, err := m.opts.Remote(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	kept, err := k.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list the agent's sessions on %s: %w", t.Host, err)
+	}
+	infos := make([]Info, 0, len(kept))
+	for _, ks := range kept {
+		id := remoteID(t.Host, ks.ID)
+		m.mu.Lock()
+		s := m.sessions[id]
+		m.mu.Unlock()
+		if s != nil {
+			infos = append(infos, s.Info())
+			continue
+		}
+		md := decodeMeta(ks.Meta)
+		tr, command := md.Transport, ks.Command
+		if tr == "" {
+			tr = "agent"
+		}
+		if tr == "ssh" {
+			command = "ssh " + t.Host
+		}
+		in := Info{
+			ID: id, Name: md.Name, Transport: tr, Command: command, State: "detached",
+			Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
+			Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
+		}
+		if ks.Exited {
+			in.State = "exited"
+			code := ks.ExitStatus
+			in.ExitCode = &code
+		}
+		infos = append(infos, in)
+	}
+	return infos, nil
 }

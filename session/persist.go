@@ -9,19 +9,30 @@ import (
 // meta is what ttymux stores with a session kept by an agent, so that a
 // restarted server picks it up exactly where the last one left it: the same
 // name, the shell integration's nonce, what the model has already been
-// shown, and the command it is waiting on.
+// shown, and the command it is waiting on. Enter is what the Enter key
+// sends (a serial session's line_ending); empty means "\r".
 type meta struct {
 	Name       string `json:"name,omitempty"`
 	Transport  string `json:"transport,omitempty"`
+	Host       string `json:"host,omitempty"` // an SSH session's host, as given to open_ssh
 	Nonce      string `json:"nonce,omitempty"`
 	Shell      bool   `json:"shell,omitempty"`
 	Integrated bool   `json:"integrated,omitempty"`
+	Enter      string `json:"enter,omitempty"`
 	ReadOff    int64  `json:"read_off"`
 	// The last command sent, for read {wait: true} after a restart.
 	CmdOff      int64 `json:"cmd_off,omitempty"`
 	CmdAtPrompt bool  `json:"cmd_at_prompt,omitempty"`
 	CmdAnchor   int64 `json:"cmd_anchor,omitempty"`
 	HasCmd      bool  `json:"has_cmd,omitempty"`
+	// The recording: its file, the output offset it holds everything
+	// before and the file size at that point (a restarted server cuts the
+	// file back to it and records the rest from the replay), and why it
+	// stopped, if it did.
+	RecPath string `json:"rec_path,omitempty"`
+	RecOff  int64  `json:"rec_off,omitempty"`
+	RecSize int64  `json:"rec_size,omitempty"`
+	RecNote string `json:"rec_note,omitempty"`
 }
 
 func decodeMeta(b []byte) meta {
@@ -70,6 +81,9 @@ func (s *Session) persist() {
 	if c := s.cmd; c != nil {
 		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.sendOff, c.atPrompt
 		m.CmdAnchor = max(c.anchor, 0)
+	}
+	if s.rec != nil {
+		m.RecPath, m.RecOff, m.RecSize, m.RecNote = s.rec.state()
 	}
 	changed := m != s.meta
 	s.meta = m

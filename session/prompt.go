@@ -29,9 +29,15 @@ const (
 // knownPromptRe matches lines that end like an interactive prompt.
 var knownPromptRe = regexp.MustCompile(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*\):\d+:\d+[>*]|[\w-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|ghci>|=>|>|\(gdb\)|\(Pdb\)|redis[^>]*>|[\w-]*>)|[$#%>\]])\s?$`)
 
+// arrowRe matches a line ending in an arrow after a space ("HEAD -> ",
+// "link -> target", "x => y"): output text, never a prompt, though it ends
+// in '>'.
+var arrowRe = regexp.MustCompile(`\s[-=]>$`)
+
 // learnPrompt returns the text at the cursor if it looks like a prompt: the
-// last, unterminated line of output, short, ending like a prompt. s.mu must
-// be held.
+// last, unterminated line of output, short, ending like a prompt, with its
+// trailing spaces (the prompt is complete only with them). s.mu must be
+// held.
 func (s *Session) learnPromptLocked() string {
 	end := s.ring.End()
 	b, _ := s.ring.AppendRange(nil, max(s.ring.Start(), end-1024), end)
@@ -43,21 +49,37 @@ func (s *Session) learnPromptLocked() string {
 	if len(lines) == 0 {
 		return ""
 	}
-	p := strings.TrimRight(lines[len(lines)-1], " ")
+	raw := lines[len(lines)-1]
+	p := strings.TrimRight(raw, " ")
 	if p == "" || len(p) > maxPrompt || !knownPromptRe.MatchString(p) {
 		return ""
 	}
-	return p
+	return raw
 }
 
 // promptBack looks at the last, unterminated line of the command's output.
 // It returns where that line starts and whether the command is complete: the
 // line is a prompt and output has been quiet long enough. at < 0 means no
 // prompt is at the cursor.
+//
+// A prompt is complete only with its trailing space, when the prompt the
+// command was typed at had one (as nearly all do), so that a line cut just
+// after a '>', '#', '$' or '%' is not taken for one; a device whose prompts
+// end without a space ("Router#") is recognised by its learned prompt. A
+// full-screen program (the alternate screen, or the cursor hidden since the
+// send) is never at a prompt: its last line in the byte stream is whatever
+// it drew last, not a line waiting for input.
 func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int64, ok bool) {
+	if s.scr.AltScreen() {
+		return -1, false
+	}
 	s.mu.Lock()
+	hidden := s.det.cursorHidden && s.det.hiddenAt >= c.sendOff
 	b, _ := s.ring.AppendRange(nil, max(c.anchor, end-1024), end)
 	s.mu.Unlock()
+	if hidden {
+		return -1, false
+	}
 	i := bytes.LastIndexByte(b, '\n')
 	if i == len(b)-1 {
 		return -1, false
@@ -70,15 +92,19 @@ func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int
 	if len(lines) == 0 {
 		return -1, false
 	}
-	got := strings.TrimRight(lines[len(lines)-1], " ")
+	raw := lines[len(lines)-1]
+	got := strings.TrimRight(raw, " ")
 	if got == "" || len(got) > maxPrompt || passwordRe.MatchString(got) || confirmRe.MatchString(got) {
 		return -1, false
 	}
+	spaced := len(raw) > len(got)
+	learned := strings.TrimRight(c.prompt, " ")
+	learnedSpaced := len(c.prompt) > len(learned)
 	need := knownQuiet
 	switch {
-	case c.prompt != "" && (got == c.prompt || samePromptShape(got, c.prompt)):
+	case learned != "" && (got == learned || samePromptShape(got, learned)) && spaced == learnedSpaced:
 		need = promptQuiet
-	case knownPromptRe.MatchString(got):
+	case knownPromptRe.MatchString(got) && !arrowRe.MatchString(got) && (spaced || learned != "" && !learnedSpaced):
 	default:
 		return -1, false
 	}

@@ -15,6 +15,13 @@ import (
 // other than bash or zsh, or when the directory cannot be made, it starts
 // the plain login shell.
 //
+// The directory is made with a plain mkdir under umask 077 (in a subshell,
+// so the user's shell keeps its own umask), never mkdir -p:
+// in a shared /tmp another user could have made ttymux.<pid> (or a symlink
+// by that name) first, and writing the rc file into it would let them
+// change it before the shell reads it. mkdir fails then, and the plain
+// login shell starts.
+//
 // sshd runs the command with the user's shell (`$SHELL -c`), which may be
 // fish or csh, so everything is handed to /bin/sh inside one pair of single
 // quotes; the integration files contain none.
@@ -38,13 +45,13 @@ func remoteBootstrap(nonce string) (string, error) {
 d=${TMPDIR:-/tmp}/ttymux.$$
 case ${s##*/} in
 bash)
-	umask 077 && mkdir -p "$d" && cat >"$d/rc" <<"TTYMUX_EOF" && TTYMUX_NONCE=` + nonce + ` TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" --rcfile "$d/rc" -i
+	(umask 077 && mkdir "$d" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE=` + nonce + ` TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" --rcfile "$d/rc" -i
 `)
 	b.Write(bashrc)
 	b.WriteString(`TTYMUX_EOF
 	;;
 zsh)
-	umask 077 && mkdir -p "$d/zsh" && cat >"$d/zsh/.zshenv" <<"TTYMUX_EOF" && TTYMUX_NONCE=` + nonce + ` TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
+	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && cat >"$d/zsh/.zshenv") <<"TTYMUX_EOF" && TTYMUX_NONCE=` + nonce + ` TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
 `)
 	b.Write(zshenv)
 	b.WriteString(`TTYMUX_EOF

@@ -73,3 +73,66 @@ func TestRemoteBootstrap(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteBootstrapTakenTmpDir pins two fixes from the security review
+// (issue #8). Another user who made ttymux.<pid> in a shared /tmp first (a
+// mkdir shim plays that user here, linking the name to their directory just
+// before ttymux's mkdir runs) must not receive the rc file: the bootstrap's
+// plain mkdir fails and the login shell starts without integration. And the
+// user's shell keeps its own umask: 077 is only for making the directory.
+func TestRemoteBootstrapTakenTmpDir(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	for _, taken := range []bool{false, true} {
+		t.Run(map[bool]string{false: "free", true: "taken"}[taken], func(t *testing.T) {
+			home, tmp, attacker, shim := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("PS1='$ '\n"), 0o600)
+			if taken {
+				script := "#!/bin/sh\nfor a; do case $a in -*) ;; *) [ -e \"$a\" ] || ln -s " + attacker + " \"$a\";; esac; done\nexec /bin/mkdir \"$@\"\n"
+				if err := os.WriteFile(filepath.Join(shim, "mkdir"), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := session.NewManager(session.Options{
+				Openers:  map[string]transport.Opener{"ssh": sshdLike{shell: bash}},
+				StateDir: t.TempDir(),
+			})
+			t.Cleanup(m.CloseAll)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
+				Host: "example", Env: []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + shim + ":" + os.Getenv("PATH")}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Info().Integrated; got == taken {
+				t.Fatalf("integrated = %v with the directory taken = %v", got, taken)
+			}
+			if left, _ := os.ReadDir(attacker); len(left) != 0 {
+				t.Fatalf("the bootstrap wrote into another user's directory: %v", left)
+			}
+			r := send(t, s, session.SendRequest{Text: "umask", Until: `\d{4}`})
+			if want := currentUmask(t); !strings.Contains(r.Output, want) {
+				t.Fatalf("remote shell umask = %q, want %s (the caller's)", r.Output, want)
+			}
+		})
+	}
+}
+
+// currentUmask reads this process's umask from /proc (setting it to read it
+// would race with files other tests create).
+func currentUmask(t *testing.T) string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status to read the umask from")
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Skip("no Umask line in /proc/self/status")
+	return ""
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"regexp/syntax"
 	"sync"
 	"time"
 
@@ -33,6 +34,9 @@ type Info struct {
 	ExitCode   *int   `json:"exit_code,omitempty" jsonschema:"exit status once the program ended"`
 	Persistent bool   `json:"persistent" jsonschema:"kept by the agent: survives the server and can be attached by a human (ttymux attach ID)"`
 	Integrated bool   `json:"integrated" jsonschema:"ttymux shell integration is active (exact exit codes)"`
+	Recording  string `json:"recording,omitempty" jsonschema:"the asciicast v2 file the session is recorded to (play it with asciinema play)"`
+	// RecordingNote says why a recording stopped (a full disk, say).
+	RecordingNote string `json:"recording_note,omitempty" jsonschema:"why the recording stopped, when it did; the session itself goes on"`
 }
 
 // A Session owns one transport.Conn and the one goroutine that reads it.
@@ -55,7 +59,8 @@ type Session struct {
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
 
-	sendMu sync.Mutex // serialises Send: two sends never interleave
+	sendMu  sync.Mutex // serialises Send: two sends never interleave
+	pending string     // text typed since the last Enter, for the gate (guarded by sendMu)
 
 	mu         sync.Mutex // mu protects the following
 	ring       *ring.Ring
@@ -78,6 +83,8 @@ type Session struct {
 	meta       meta             // what was last stored with a kept session
 	gaps       int64            // output bytes the agent dropped for us
 	openNote   string           // why a persistent open is not persistent, or what attach lost
+
+	rec *recorder // the asciicast recording, or nil; fed by the pump
 
 	pumpDone chan struct{}
 }
@@ -104,6 +111,8 @@ type sessionConfig struct {
 	readOff   int64
 	cmd       *command
 	persisted meta
+
+	rec *recorder // set up by the Manager; the session starts and closes it
 }
 
 func newSession(c sessionConfig) *Session {
@@ -132,11 +141,13 @@ func newSession(c sessionConfig) *Session {
 		kept:      c.kept,
 		keeper:    c.keeper,
 		meta:      c.persisted,
+		rec:       c.rec,
 	}
 	s.lastOutput = s.created
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
 	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}, Scrollback: 64})
+	s.rec.startWriter(s.persistRecording)
 	go s.pump()
 	return s
 }
@@ -199,6 +210,7 @@ func (s *Session) pump() {
 			}
 			s.notifyLocked()
 			s.mu.Unlock()
+			s.rec.output(p)
 			s.scr.Write(p)
 		}
 		if err != nil {
@@ -212,6 +224,7 @@ func (s *Session) pump() {
 				s.gaps += gap.To - gap.From
 				s.notifyLocked()
 				s.mu.Unlock()
+				s.rec.skip(gap.To - gap.From)
 				s.log.Warn("output lost", "bytes", gap.To-gap.From)
 				continue
 			}
@@ -237,6 +250,7 @@ func (s *Session) pump() {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
+	s.rec.close()
 	s.log.Info("session ended", "err", werr)
 }
 
@@ -341,6 +355,7 @@ func (s *Session) Resize(ctx context.Context, sz transport.Size) error {
 	s.mu.Lock()
 	s.size = sz
 	s.mu.Unlock()
+	s.rec.resize(sz.Rows, sz.Cols)
 	return nil
 }
 
@@ -389,6 +404,7 @@ func (s *Session) Info() Info {
 		Integrated: s.ready,
 		Persistent: s.kept,
 	}
+	in.Recording, _, _, in.RecordingNote = s.rec.state()
 	return in
 }
 
@@ -404,7 +420,32 @@ func compileUntil(pattern string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("until is not a valid regular expression (Go RE2 syntax): %v; escape literal characters such as ( [ . * with a backslash", err)
 	}
+	// RE2 never backtracks, but its cost per byte of output grows with the
+	// compiled program: `[\p{L}\p{N}]{1000}` scans about 60 s per MB, and a
+	// match cannot be interrupted. Cap the program (issue #8).
+	if n := untilSteps(pattern); n > maxUntilSteps {
+		return nil, fmt.Errorf("until compiles to %d steps, over the %d-step limit that keeps matching fast on large output; use a shorter pattern, such as the literal prompt ('>>> ', '\\$ $') or a short alternation (done|failed), without large repeat counts", n, maxUntilSteps)
+	}
 	return re, nil
+}
+
+// maxUntilSteps bounds the compiled size of an until pattern: about 2 s per
+// MB of output scanned in the worst case, well under a millisecond per
+// screenful.
+const maxUntilSteps = 100
+
+// untilSteps returns the number of instructions pattern compiles to (0 when
+// it does not parse; regexp.Compile has said so already).
+func untilSteps(pattern string) int {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
 }
 
 // OpenNote says why a session asked to be persistent is not, or what an

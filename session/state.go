@@ -80,17 +80,22 @@ func (s *Session) classify() status {
 	}
 	switch {
 	case s.scr.AltScreen():
-		if pagers[name] {
+		// A pager started by another program (psql, git) is not the
+		// foreground group's leader: its prompt line tells.
+		if pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.lastLine)) {
 			st.state = "pager"
 		} else {
 			st.state = "alt_screen"
 		}
-	case passwordRe.MatchString(st.lastLine) || (echoOff && fgOK && !fg.IsShell && strings.HasSuffix(st.lastLine, ":")):
+	case passwordRe.MatchString(st.lastLine):
 		st.state = "password_prompt"
 	case confirmRe.MatchString(st.lastLine):
 		st.state = "confirm_prompt"
 	case pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.lastLine)):
+		// Before the ECHO test below: a pager's ":" prompt has echo off too.
 		st.state = "pager"
+	case echoOff && fgOK && !fg.IsShell && strings.HasSuffix(st.lastLine, ":"):
+		st.state = "password_prompt"
 	case repls[name] || strings.HasPrefix(name, "python"):
 		st.state = "repl"
 	case hasMark && lastMark.kind != markCommand && (!fgOK || fg.IsShell):

@@ -68,6 +68,15 @@ func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regex
 	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff}
 }
 
+// setMark makes c wait for the sentinel line of the mark command with id
+// (see Send): "__TTYMUX_MARK_<id>:<status>", alone on its line. The line
+// counts only with its newline: output cut after "…:4" may be the start of
+// status 42.
+func (c *command) setMark(id string) {
+	c.mark = regexp.MustCompile(`(?m)^__TTYMUX_MARK_` + id + `:(\d+)\r?\n`)
+	c.markEcho = "__TTYMUX_ MARK_" + id
+}
+
 // verdict is the outcome of waiting on a command.
 type verdict struct {
 	complete bool
@@ -271,13 +280,15 @@ func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
 	for _, line := range c.lines {
 		nl := bytes.IndexByte(b, '\n')
 		if nl < 0 {
-			// The echo of this line may still be arriving. If what has
-			// arrived cannot be its echo, the terminal does not echo.
 			// The echo of this line may still be arriving. Decide it is
-			// not coming only once the terminal has had time to echo.
+			// not coming only once the terminal has had time to echo, and
+			// only for the first line: once a line was echoed, the rest
+			// will be, and until they are the program has not read all
+			// that was typed (a REPL shows "... " between the lines of a
+			// block).
 			got := strings.TrimSpace(strings.Join(reduce.Render(b), ""))
 			want := strings.TrimSpace(line)
-			if final || (!echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
+			if final || (pos == c.sendOff && !echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
 				return pos
 			}
 			return -1

@@ -80,7 +80,15 @@ type Target struct {
 	// Serial: Command is the port path (any path, pseudo-terminals
 	// included); Serial holds the line settings.
 	Serial SerialParams
+
+	// Kind tells a Keeper what to hold: "" for a program on a PTY (the
+	// fields above), KindSerial for the serial port Command with the
+	// settings in Serial. Openers ignore it: each opens one kind.
+	Kind string
 }
+
+// KindSerial is the Target.Kind of a serial port held by a Keeper.
+const KindSerial = "serial"
 
 // SerialParams are a serial port's line settings. Zero values mean 115200
 // baud, 8 data bits, no parity, 1 stop bit, no flow control.

@@ -6,6 +6,7 @@
 //	                   [--ring-mib N] [--max-sessions N]
 //	ttymux-agent ls [--socket PATH]
 //	ttymux-agent stop [--socket PATH] [--force]
+//	ttymux-agent bridge [--socket PATH]
 //	ttymux-agent version
 //
 // The protocol, the files it places and how to remove it are described in
@@ -55,6 +56,7 @@ const usage = `usage:
   ttymux-agent serve [--socket PATH] [--detach] [--log FILE] [--idle-exit DUR] [--ring-mib N] [--max-sessions N]
   ttymux-agent ls [--socket PATH]
   ttymux-agent stop [--socket PATH] [--force]
+  ttymux-agent bridge [--socket PATH]
   ttymux-agent version
 `
 
@@ -74,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ls(args[1:], stdout, stderr)
 	case "stop":
 		return stop(args[1:], stdout, stderr)
+	case "bridge":
+		return bridge(args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "ttymux-agent %s protocol %d\n", versionString(), agentproto.Version)
 		return 0

@@ -203,6 +203,9 @@ func TestStdioGoClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	if got, want := cs.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
+		t.Errorf("negotiated protocol %s, want the newest the SDK knows, %s", got, want)
+	}
 	var open OpenOut
 	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
 	var r struct {

@@ -5,6 +5,7 @@
 //	ttymux mcp        run the MCP server on stdin/stdout
 //	ttymux ls         list the sessions the local agent keeps
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
+//	ttymux doctor     check what the features need on this machine
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
 //	ttymux version    print the version
 //
@@ -18,6 +19,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
@@ -43,6 +45,7 @@ commands:
   mcp        run the MCP stdio server (the default)
   ls         list the persistent sessions the local ttymux agent keeps
   attach ID  attach this terminal to a session; detach with ctrl+]
+  doctor     check this machine for what ttymux needs (--json for scripts)
   tools-doc  print the MCP tool reference as Markdown
   version    print the version
 
@@ -63,6 +66,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdLs(args, stdout, stderr)
 	case "attach":
 		return cmdAttach(args, os.Stdin, stdout, stderr)
+	case "doctor":
+		return cmdDoctor(args, stdout, stderr)
 	case "tools-doc":
 		fmt.Fprint(stdout, toolsDoc())
 		return 0
@@ -78,7 +83,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// stampedVersion is set at build time (install.sh passes
+// -ldflags "-X main.stampedVersion=…", the same version it gives the
+// agents); otherwise the version comes from the build info.
+var stampedVersion string
+
 func version() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
@@ -100,6 +113,9 @@ func newLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
 }
 
+// maxRequestLine bounds one JSON-RPC line read from stdin (see serve).
+const maxRequestLine = 64 << 20
+
 func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -111,10 +127,12 @@ func serve(args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := newLogger(stderr)
+	sshOpener := &sshconn.Opener{Logger: log.With("component", "ssh")}
+	defer sshOpener.Close()
 	opts := session.Options{
 		Openers: map[string]transport.Opener{
 			"local":  &local.Opener{},
-			"ssh":    &sshconn.Opener{Logger: log.With("component", "ssh")},
+			"ssh":    sshOpener,
 			"serial": &serial.Opener{Logger: log.With("component", "serial")},
 		},
 		Limit:    *limit,
@@ -124,12 +142,21 @@ func serve(args []string, stderr io.Writer) int {
 	if !*noAgent {
 		opts.Keeper = &agentc.Client{AgentPath: *agentPath, Logger: log.With("component", "agent-client")}
 	}
+	rs := &remotes{ssh: sshOpener, localAgent: *agentPath, log: log.With("component", "remote-agent")}
+	if d, err := os.UserCacheDir(); err == nil {
+		rs.cacheDir = filepath.Join(d, "ttymux", "remote-agents")
+	}
+	opts.Remote = rs.keeper
 	mgr := session.NewManager(opts)
 	defer mgr.CloseAll()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	srv := newServer(mgr, log)
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	// A request line over the SDK's limit ends the whole connection, not
+	// just that call: allow room for the largest send (session.MaxSendBytes)
+	// even when JSON escaping makes every byte six ("\u0000"), so an
+	// oversized paste gets send's own error instead (issue #8).
+	if err := srv.Run(ctx, &mcp.StdioTransport{MaxLineLength: maxRequestLine}); err != nil && ctx.Err() == nil {
 		log.Error("server stopped", "err", err)
 		return 1
 	}

@@ -38,6 +38,9 @@ type OpenLocalIn struct {
 	Rows       int               `json:"rows,omitempty" jsonschema:"terminal rows (default 40)"`
 	Cols       int               `json:"cols,omitempty" jsonschema:"terminal columns (default 120)"`
 	Persistent *bool             `json:"persistent,omitempty" jsonschema:"keep the session in the ttymux agent so it survives this server and a human can attach (default true)"`
+	Confirm    bool              `json:"confirm,omitempty" jsonschema:"run a command the destructive-command gate refused (command with args, or an env value a shell executes)"`
+	Record     bool              `json:"record,omitempty" jsonschema:"write an asciicast v2 recording (asciinema play plays it) to a new file in ttymux's state directory; typed secrets are never written"`
+	RecordPath string            `json:"record_path,omitempty" jsonschema:"write the recording to this path instead (a new or empty file); implies record"`
 }
 
 // OpenOut is what open_local returns.
@@ -56,11 +59,14 @@ type OpenSSHIn struct {
 	Password         string `json:"password,omitempty" jsonschema:"secret: answers password and keyboard-interactive prompts and unlocks an encrypted key; never logged or returned"`
 	Jump             string `json:"jump,omitempty" jsonschema:"ProxyJump chain, e.g. 'bastion' or 'user@bastion:2222,inner'; 'none' disables a configured one"`
 	Command          string `json:"command,omitempty" jsonschema:"remote command to run instead of the login shell"`
-	Persistent       *bool  `json:"persistent,omitempty" jsonschema:"keep the remote session alive across disconnects with the ttymux agent on the host (not available yet: the session lives in this server)"`
+	Persistent       *bool  `json:"persistent,omitempty" jsonschema:"keep the session in a ttymux agent deployed to the host (uploaded once, checksum-verified): it survives dropped links, server restarts and detach, and reconnects with nothing lost (default false)"`
+	Confirm          bool   `json:"confirm,omitempty" jsonschema:"run a command the destructive-command gate refused"`
 	AcceptNewHostKey bool   `json:"accept_new_host_key,omitempty" jsonschema:"trust and record the host key of a host not in known_hosts (like StrictHostKeyChecking=accept-new); a changed key is always refused"`
 	Name             string `json:"name,omitempty" jsonschema:"optional unique name usable instead of the session_id"`
 	Rows             int    `json:"rows,omitempty" jsonschema:"terminal rows (default 40)"`
 	Cols             int    `json:"cols,omitempty" jsonschema:"terminal columns (default 120)"`
+	Record           bool   `json:"record,omitempty" jsonschema:"write an asciicast v2 recording (asciinema play plays it) to a new file in ttymux's state directory; typed secrets are never written"`
+	RecordPath       string `json:"record_path,omitempty" jsonschema:"write the recording to this path instead (a new or empty file); implies record"`
 }
 
 // OpenSerialIn are open_serial's parameters.
@@ -74,6 +80,9 @@ type OpenSerialIn struct {
 	LineEnding  string `json:"line_ending,omitempty" jsonschema:"what Enter sends: cr (default), lf or crlf"`
 	Reconnect   *bool  `json:"reconnect,omitempty" jsonschema:"reopen the port when the device is unplugged and comes back, keeping the session (default true)"`
 	Name        string `json:"name,omitempty" jsonschema:"optional unique name usable instead of the session_id"`
+	Persistent  bool   `json:"persistent,omitempty" jsonschema:"hold the console in the local agent so it keeps being captured while the server restarts (default false)"`
+	Record      bool   `json:"record,omitempty" jsonschema:"write an asciicast v2 recording (asciinema play plays it) to a new file in ttymux's state directory; typed secrets are never written"`
+	RecordPath  string `json:"record_path,omitempty" jsonschema:"write the recording to this path instead (a new or empty file); implies record"`
 }
 
 // SerialPortsIn are serial_ports' parameters.
@@ -97,7 +106,7 @@ type SendIn struct {
 	Mark      bool     `json:"mark,omitempty" jsonschema:"append a sentinel that reports the exit code, for POSIX shells without ttymux's hook (a shell typed into the session: ssh, docker exec, su; a serial console)"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate refused"`
-	Raw       bool     `json:"raw,omitempty" jsonschema:"return the output bytes untouched (escape sequences included) instead of rendered text"`
+	Raw       bool     `json:"raw,omitempty" jsonschema:"bytes untouched both ways: text is typed byte for byte (without raw, escape sequences and control characters other than tab and newline are removed from text; use keys for those) and output is returned unrendered"`
 }
 
 // ReadIn are read's parameters.
@@ -125,7 +134,15 @@ type SessionIn struct {
 }
 
 // ListIn are list's parameters.
-type ListIn struct{}
+type ListIn struct {
+	Host string `json:"host,omitempty" jsonschema:"also list the persistent sessions the ttymux agent on this host (an ssh_config alias, as given to open_ssh) holds, attached or not"`
+}
+
+// AttachIn are attach's parameters.
+type AttachIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session id (or name); for a remote persistent session host/id as list shows it, or the agent's id with host"`
+	Host      string `json:"host,omitempty" jsonschema:"the host whose ttymux agent holds the session (an ssh_config alias, as given to open_ssh); needed after a server restart unless session_id is host/id"`
+}
 
 // ListOut is what list returns.
 type ListOut struct {
@@ -275,7 +292,10 @@ func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in Ope
 	s, err := h.mgr.Open(ctx, session.OpenRequest{
 		Transport:  "local",
 		Name:       in.Name,
+		Record:     in.Record,
+		RecordPath: in.RecordPath,
 		Persistent: in.Persistent == nil || *in.Persistent,
+		Confirm:    in.Confirm,
 		Target: transport.Target{
 			Command: in.Command, Args: in.Args, Dir: in.Cwd, Env: env,
 			Size: transport.Size{Rows: in.Rows, Cols: in.Cols},
@@ -290,11 +310,22 @@ func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in Ope
 	if !out.Integrated && out.State != "exited" && shellLike(out.Command) {
 		out.Note = joinNote(out.Note, "no shell integration: completion is judged by the foreground process; exit codes are not reported")
 	}
-	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State)
+	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
 	if out.Output != "" {
 		text += "\n" + out.Output
 	}
 	return textResult(text), out, nil
+}
+
+// recordingText is the short text form of where a session records.
+func recordingText(i session.Info) string {
+	switch {
+	case i.RecordingNote != "":
+		return ", " + i.RecordingNote + " (" + i.Recording + ")"
+	case i.Recording != "":
+		return ", recording to " + i.Recording
+	}
+	return ""
 }
 
 func shellLike(cmd string) bool {
@@ -415,8 +446,23 @@ func (h *handlers) resize(ctx context.Context, _ *mcp.CallToolRequest, in Resize
 	return textResult(fmt.Sprintf("%s is now %dx%d", in2.ID, in2.Rows, in2.Cols)), in2, nil
 }
 
-func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (*mcp.CallToolResult, ListOut, error) {
+func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) (*mcp.CallToolResult, ListOut, error) {
 	out := ListOut{Sessions: h.mgr.List(ctx)}
+	if in.Host != "" {
+		remote, err := h.mgr.ListHost(ctx, transport.Target{Host: in.Host})
+		if err != nil {
+			return nil, ListOut{}, fmt.Errorf("list %s: %w", in.Host, err)
+		}
+		seen := map[string]bool{}
+		for _, i := range out.Sessions {
+			seen[i.ID] = true
+		}
+		for _, i := range remote {
+			if !seen[i.ID] {
+				out.Sessions = append(out.Sessions, i)
+			}
+		}
+	}
 	if len(out.Sessions) == 0 {
 		return textResult("no sessions; start one with open_local"), out, nil
 	}
@@ -430,7 +476,7 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, _ ListIn) (
 		if i.Foreground != "" {
 			fmt.Fprintf(&b, " [%s]", i.Foreground)
 		}
-		fmt.Fprintf(&b, " idle %ds\n", i.IdleMS/1000)
+		fmt.Fprintf(&b, " idle %ds%s\n", i.IdleMS/1000, recordingText(i))
 	}
 	return textResult(b.String()), out, nil
 }
@@ -448,11 +494,21 @@ func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in Session
 	return textResult("closed " + info.ID), out, nil
 }
 
-func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, OpenOut, error) {
-	s, err := h.mgr.Attach(ctx, in.SessionID)
+func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in AttachIn) (*mcp.CallToolResult, OpenOut, error) {
+	var s *session.Session
+	var err error
+	if in.Host != "" {
+		s, err = h.mgr.AttachHost(ctx, transport.Target{Host: in.Host}, in.SessionID)
+	} else {
+		s, err = h.mgr.Attach(ctx, in.SessionID)
+	}
 	if err != nil {
 		if errors.Is(err, transport.ErrNoSession) {
-			return nil, OpenOut{}, fmt.Errorf("no persistent session %q is kept by the agent; list shows the sessions there are", in.SessionID)
+			where := "the local agent"
+			if in.Host != "" {
+				where = "the agent on " + in.Host
+			}
+			return nil, OpenOut{}, fmt.Errorf("no persistent session %q is kept by %s; list (with host for a remote agent) shows the sessions there are", in.SessionID, where)
 		}
 		return nil, OpenOut{}, err
 	}
@@ -473,6 +529,9 @@ func (h *handlers) detach(ctx context.Context, _ *mcp.CallToolRequest, in Sessio
 	if err != nil {
 		return nil, session.Info{}, err
 	}
+	if strings.Contains(info.ID, "/") {
+		return textResult(fmt.Sprintf("detached %s; it keeps running in the agent on its host (attach %s to resume)", info.ID, info.ID)), info, nil
+	}
 	return textResult(fmt.Sprintf("detached %s; it keeps running in the agent (attach %s to resume, or ttymux attach %s in a terminal)", info.ID, info.ID, info.ID)), info, nil
 }
 
@@ -487,14 +546,18 @@ func (h *handlers) openSSH(ctx context.Context, _ *mcp.CallToolRequest, in OpenS
 		return nil, OpenOut{}, fmt.Errorf("port %d is not a TCP port (1-65535)", in.Port)
 	}
 	s, err := h.mgr.Open(ctx, session.OpenRequest{
-		Transport: "ssh",
-		Name:      in.Name,
+		Transport:  "ssh",
+		Name:       in.Name,
+		Confirm:    in.Confirm,
+		Record:     in.Record,
+		RecordPath: in.RecordPath,
 		Target: transport.Target{
 			Host: in.Host, User: in.User, Port: in.Port, IdentityFile: in.IdentityFile,
 			Password: in.Password, Jump: in.Jump, Command: in.Command,
 			AcceptNewHostKey: in.AcceptNewHostKey,
 			Size:             transport.Size{Rows: in.Rows, Cols: in.Cols},
 		},
+		Persistent: in.Persistent != nil && *in.Persistent,
 	})
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_ssh %s: %w", in.Host, err)
@@ -502,13 +565,10 @@ func (h *handlers) openSSH(ctx context.Context, _ *mcp.CallToolRequest, in OpenS
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
-	if in.Persistent != nil && *in.Persistent {
-		out.Note = joinNote(out.Note, "persistent remote sessions need the remote agent, which this build does not deploy yet: this session lives in the server and ends with the connection")
-	}
 	if !out.Integrated && in.Command == "" {
 		out.Note = joinNote(out.Note, "the remote shell is not bash or zsh: use mark: true on send for exit codes; completion falls back to the prompt")
 	}
-	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State)
+	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
 	if out.Output != "" {
 		text += "\n" + out.Output
 	}
@@ -522,6 +582,9 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	s, err := h.mgr.Open(ctx, session.OpenRequest{
 		Transport:  "serial",
 		Name:       in.Name,
+		Persistent: in.Persistent,
+		Record:     in.Record,
+		RecordPath: in.RecordPath,
 		LineEnding: in.LineEnding,
 		Target: transport.Target{
 			Command: in.Port,
@@ -539,7 +602,7 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
-	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State)
+	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
 	if out.Output != "" {
 		text += "\n" + out.Output
 	}

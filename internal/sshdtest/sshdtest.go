@@ -374,3 +374,13 @@ func WriteTestKey(path, comment string) (gossh.PublicKey, error) {
 	}
 	return pub, nil
 }
+
+// ConnectionPids lists the per-connection sshd processes (children of the
+// listener): killing one drops that client's connection, as a broken link
+// would.
+func (d *SSHD) ConnectionPids() []int {
+	if d.cmd == nil || d.cmd.Process == nil {
+		return nil
+	}
+	return childPids(d.cmd.Process.Pid)
+}

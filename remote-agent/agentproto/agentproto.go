@@ -43,11 +43,15 @@ const (
 	TypeReply       Type = 15 // A→C: the outcome of Kill, Stop, SetMeta
 	TypeStop        Type = 16 // C→A: stop the agent
 	TypeGap         Type = 17 // A→C: output was lost between two offsets (client too slow)
+	TypeLink        Type = 18 // A→C: a serial session's device went away or came back
+	TypeBreak       Type = 19 // C→A: send a line BREAK on a serial session
+	TypeModem       Type = 20 // C→A: set a serial session's DTR or RTS line
 )
 
 func (t Type) String() string {
 	names := [...]string{"", "Create", "Attach", "AttachReply", "List", "ListReply", "Input", "Output",
-		"Resize", "Signal", "Detach", "Exit", "Foreground", "SetMeta", "Kill", "Reply", "Stop", "Gap"}
+		"Resize", "Signal", "Detach", "Exit", "Foreground", "SetMeta", "Kill", "Reply", "Stop", "Gap",
+		"Link", "Break", "Modem"}
 	if int(t) < len(names) && names[t] != "" {
 		return names[t]
 	}
@@ -66,10 +70,13 @@ const (
 	StatusLimit     Status = 5 // the session limit is reached
 	StatusFailed    Status = 6 // the request failed; Message says why
 	StatusBusy      Status = 7 // Stop refused: sessions are still running
+	// StatusUnsupported: the session or its device cannot do that (Break or
+	// Modem on a PTY session, a modem line the device lacks).
+	StatusUnsupported Status = 8
 )
 
 func (s Status) String() string {
-	names := [...]string{"ok", "created", "attached", "not_found", "forbidden", "limit", "failed", "busy"}
+	names := [...]string{"ok", "created", "attached", "not_found", "forbidden", "limit", "failed", "busy", "unsupported"}
 	if int(s) < len(names) {
 		return names[s]
 	}

@@ -21,6 +21,8 @@ var messages = []struct {
 	{"create", Create{Command: "bash", Args: []string{"--norc", "", "ünï"}, Dir: "/tmp", Env: []string{"A=1", "PS1=$ "},
 		Rows: 40, Cols: 120, Term: "xterm-256color", Meta: []byte{0, 1, 2, 255}}, TypeCreate},
 	{"create empty", Create{}, TypeCreate},
+	{"create serial", Create{Command: "/dev/ttyUSB0", Rows: 40, Cols: 120, Meta: []byte(`{"transport":"serial"}`), Kind: KindSerial,
+		Serial: SerialLine{Baud: 74880, DataBits: 7, Parity: "even", StopBits: "2", FlowControl: "rtscts", Reconnect: true}}, TypeCreate},
 	{"attach from", Attach{ID: "s1", From: 1 << 40}, TypeAttach},
 	{"attach start", Attach{ID: "s2", FromStart: true}, TypeAttach},
 	{"attach end tail", Attach{ID: "s3", FromEnd: true, Tail: 4096}, TypeAttach},
@@ -29,6 +31,8 @@ var messages = []struct {
 		ExitStatus: 137, ExitSignal: "KILL", Start: 100, End: 1 << 33, StartLine: 42, Clients: 2, Foreground: "vim",
 		Meta: []byte("meta")}}, TypeAttachReply},
 	{"attach reply refused", AttachReply{Status: StatusForbidden, Message: "no"}, TypeAttachReply},
+	{"attach reply serial", AttachReply{Status: StatusCreated, Kind: KindSerial, Session: SessionInfo{ID: "s4", Command: "serial /dev/ttyACM0"}}, TypeAttachReply},
+	{"attach reply serial failed", AttachReply{Status: StatusFailed, Message: "serial port /dev/ttyUSB9 does not exist", Kind: KindSerial}, TypeAttachReply},
 	{"list reply", ListReply{Sessions: []SessionInfo{{ID: "s1", Pid: 1}, {ID: "s2", ExitStatus: -1, Meta: []byte{9}}}}, TypeListReply},
 	{"list reply empty", ListReply{}, TypeListReply},
 	{"output", Output{Offset: 1<<62 + 3, Data: []byte("hello\r\n\x1b[0m")}, TypeOutput},
@@ -39,12 +43,20 @@ var messages = []struct {
 	{"signal", Signal{Name: "INT"}, TypeSignal},
 	{"exit status", Exit{Status: 3}, TypeExit},
 	{"exit signal", Exit{Status: 143, Signal: "TERM"}, TypeExit},
+	{"exit message", Exit{Status: 255, Message: "serial port /dev/ttyUSB0 disappeared"}, TypeExit},
+	{"link down", Link{State: LinkDisconnected}, TypeLink},
+	{"link up", Link{State: LinkUp}, TypeLink},
+	{"break", Break{Millis: 250}, TypeBreak},
+	{"break default", Break{}, TypeBreak},
+	{"modem", Modem{Line: "dtr", On: true}, TypeModem},
+	{"modem off", Modem{Line: "rts"}, TypeModem},
 	{"foreground", Foreground{Pgid: 99, Name: "sleep", IsShell: false, Echo: true}, TypeForeground},
 	{"foreground shell", Foreground{Pgid: 98, Name: "bash", IsShell: true}, TypeForeground},
 	{"set meta", SetMeta{Meta: []byte(`{"read":12}`)}, TypeSetMeta},
 	{"kill", Kill{ID: "s12"}, TypeKill},
 	{"stop", Stop{Force: true}, TypeStop},
 	{"reply", Reply{Status: StatusBusy, Message: "2 sessions running"}, TypeReply},
+	{"reply unsupported", Reply{Status: StatusUnsupported, Message: "this device has no DTR line (a pseudo-terminal?)"}, TypeReply},
 }
 
 // TestRoundTrip marshals every message, frames it, reads the frame back and
@@ -115,28 +127,62 @@ func TestEmptyPayloads(t *testing.T) {
 
 // TestAppendedFieldsAbsent pins the versioning rule: a payload from an older
 // build of the same Version lacks the fields appended since, and those
-// decode as zero (AttachReply.FromLine, SessionInfo.StartLine).
+// decode as zero (AttachReply.Kind and FromLine, SessionInfo.StartLine).
 func TestAppendedFieldsAbsent(t *testing.T) {
-	rep := AttachReply{Status: StatusAttached, From: 5, Session: SessionInfo{ID: "s1", StartLine: 3}, FromLine: 9}
+	rep := AttachReply{Status: StatusAttached, From: 5, Session: SessionInfo{ID: "s1", StartLine: 3}, FromLine: 9, Kind: KindSerial}
 	_, p := Marshal(rep)
-	// Drop FromLine (1 byte: zig-zag 9 = 18) and StartLine (1 byte).
-	for _, cut := range []int{1, 2} {
+	// Drop Kind (1 byte), FromLine (1 byte: zig-zag 9 = 18) and StartLine
+	// (1 byte), one after the other.
+	for _, cut := range []int{1, 2, 3} {
 		m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: p[:len(p)-cut]})
 		if err != nil {
 			t.Fatalf("cut %d: %v", cut, err)
 		}
 		got := m.(AttachReply)
-		if got.FromLine != 0 || got.Session.ID != "s1" || got.From != 5 {
+		if got.Kind != KindPTY || got.Session.ID != "s1" || got.From != 5 {
 			t.Errorf("cut %d: got %+v", cut, got)
 		}
-		if cut == 2 && got.Session.StartLine != 0 {
+		if wantLine := map[int]int64{1: 9}[cut]; got.FromLine != wantLine {
+			t.Errorf("cut %d: FromLine = %d, want %d", cut, got.FromLine, wantLine)
+		}
+		if cut == 3 && got.Session.StartLine != 0 {
 			t.Errorf("cut %d: StartLine = %d, want 0", cut, got.Session.StartLine)
 		}
 	}
 	// Trailing bytes from a newer build are ignored.
 	m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: append(p, 1, 2, 3)})
-	if err != nil || m.(AttachReply).FromLine != 9 {
+	if err != nil || m.(AttachReply).FromLine != 9 || m.(AttachReply).Kind != KindSerial {
 		t.Errorf("with trailing bytes: %+v, %v", m, err)
+	}
+}
+
+// TestOlderCreateIsPTY pins what an agent makes of a Create from a client
+// that predates serial sessions (no Kind, no SerialLine): a PTY session. And
+// an Exit from an agent that predates Message has none.
+func TestOlderCreateIsPTY(t *testing.T) {
+	var e enc
+	e.str("bash")
+	e.strs([]string{"-l"})
+	e.str("/tmp")
+	e.strs(nil)
+	e.i(24)
+	e.i(80)
+	e.str("xterm")
+	e.bytes([]byte("m"))
+	m, err := Unmarshal(Frame{Type: TypeCreate, Payload: e.b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Create{Command: "bash", Args: []string{"-l"}, Dir: "/tmp", Rows: 24, Cols: 80, Term: "xterm", Meta: []byte("m")}
+	if !reflect.DeepEqual(normalize(m), normalize(want)) {
+		t.Errorf("old Create = %#v, want %#v", m, want)
+	}
+	var x enc
+	x.i(129)
+	x.str("HUP")
+	m, err = Unmarshal(Frame{Type: TypeExit, Payload: x.b})
+	if err != nil || m != (Exit{Status: 129, Signal: "HUP"}) {
+		t.Errorf("old Exit = %#v, %v", m, err)
 	}
 }
 
@@ -154,6 +200,7 @@ func TestBadFrames(t *testing.T) {
 		{"status over 255", Frame{Type: TypeReply, Payload: binary.AppendUvarint(nil, 256)}},
 		{"list count over payload", Frame{Type: TypeListReply, Payload: []byte{5, 0}}},
 		{"args count over payload", Frame{Type: TypeCreate, Payload: []byte{0, 200}}},
+		{"kind over 255", Frame{Type: TypeAttachReply, Payload: append(payloadOf(AttachReply{}, 1), binary.AppendUvarint(nil, 256)...)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +307,17 @@ func TestStrings(t *testing.T) {
 	if got := Status(42).String(); got != "status(42)" {
 		t.Errorf("Status(42) = %q", got)
 	}
+	if got := StatusUnsupported.String(); got != "unsupported" {
+		t.Errorf("StatusUnsupported = %q", got)
+	}
+	if got := TypeModem.String(); got != "Modem" {
+		t.Errorf("TypeModem = %q", got)
+	}
+	for k, want := range map[Kind]string{KindPTY: "pty", KindSerial: "serial", 7: "kind(7)"} {
+		if got := k.String(); got != want {
+			t.Errorf("Kind(%d) = %q, want %q", k, got, want)
+		}
+	}
 }
 
 // TestTypesNeverRenumbered pins the wire numbers: changing one breaks every
@@ -267,18 +325,22 @@ func TestStrings(t *testing.T) {
 func TestTypesNeverRenumbered(t *testing.T) {
 	want := map[Type]byte{TypeCreate: 1, TypeAttach: 2, TypeAttachReply: 3, TypeList: 4, TypeListReply: 5,
 		TypeInput: 6, TypeOutput: 7, TypeResize: 8, TypeSignal: 9, TypeDetach: 10, TypeExit: 11,
-		TypeForeground: 12, TypeSetMeta: 13, TypeKill: 14, TypeReply: 15, TypeStop: 16, TypeGap: 17}
+		TypeForeground: 12, TypeSetMeta: 13, TypeKill: 14, TypeReply: 15, TypeStop: 16, TypeGap: 17,
+		TypeLink: 18, TypeBreak: 19, TypeModem: 20}
 	for typ, n := range want {
 		if byte(typ) != n {
 			t.Errorf("%s = %d, want %d", typ, typ, n)
 		}
 	}
 	st := map[Status]byte{StatusOK: 0, StatusCreated: 1, StatusAttached: 2, StatusNotFound: 3, StatusForbidden: 4,
-		StatusLimit: 5, StatusFailed: 6, StatusBusy: 7}
+		StatusLimit: 5, StatusFailed: 6, StatusBusy: 7, StatusUnsupported: 8}
 	for s, n := range st {
 		if byte(s) != n {
 			t.Errorf("%s = %d, want %d", s, s, n)
 		}
+	}
+	if KindPTY != 0 || KindSerial != 1 {
+		t.Errorf("kinds renumbered: pty %d, serial %d", KindPTY, KindSerial)
 	}
 }
 
@@ -289,4 +351,10 @@ func TestMarshalPanicsOnUnknown(t *testing.T) {
 		}
 	}()
 	Marshal(struct{}{})
+}
+
+// payloadOf returns m's payload without its last drop bytes.
+func payloadOf(m any, drop int) []byte {
+	_, p := Marshal(m)
+	return p[:len(p)-drop]
 }

@@ -28,9 +28,10 @@
 // A connection carries one request. List, Kill and Stop get one reply frame
 // and the agent closes the connection. Create and Attach get an AttachReply;
 // on StatusCreated or StatusAttached the connection then becomes a stream:
-// the agent sends Output, Gap, Foreground, Reply (to SetMeta) and finally
-// Exit frames, and the client sends Input, Resize, Signal, SetMeta and
-// Detach frames. Any request may instead be answered with a Reply whose
+// the agent sends Output, Gap, Foreground, Link (serial sessions), Reply (to
+// SetMeta, Break and Modem, in order) and finally Exit frames, and the
+// client sends Input, Resize, Signal, SetMeta, Break, Modem and Detach
+// frames. Any request may instead be answered with a Reply whose
 // status is not StatusOK (StatusForbidden for a peer of another user,
 // StatusFailed for a request type the agent does not know).
 //
@@ -38,7 +39,8 @@
 //
 // A payload is a sequence of fields in a fixed order, that of the message's
 // Go struct except where Marshal says otherwise (SessionInfo.StartLine was
-// appended last; docs/remote-agent.md lists every message's wire order):
+// appended last; Create's SerialLine is inlined after Kind;
+// docs/remote-agent.md lists every message's wire order):
 // unsigned numbers and booleans (0/1) as uvarints, signed numbers as
 // zig-zag varints (encoding/binary), strings and byte slices as a uvarint
 // length then the bytes, lists as a uvarint count then the elements. Two
@@ -61,6 +63,20 @@
 // would be misread by an older decoder: its field list is frozen for this
 // Version. New per-session data goes into a new trailing field of the
 // enclosing message (for ListReply, a parallel list after Sessions).
+//
+// # Session kinds
+//
+// Create.Kind (appended after Meta) says what the session holds: a program
+// on a PTY (KindPTY, what an older client's Create means) or a serial port
+// (KindSerial: Command is the port's path, Serial its line settings). An
+// agent that knows serial sessions echoes the kind in every AttachReply to
+// a Create of one, failures included, so a client can tell such an agent
+// from an older one, which would have tried to run the port's path as a
+// program (and failed: a device node is not executable). Break and Modem
+// are answered on the stream by a Reply: StatusOK, StatusUnsupported (a PTY
+// session, or a line the device lacks) or StatusFailed; an agent that
+// predates them skips them, so a client sends them only on a stream whose
+// AttachReply said KindSerial.
 //
 // # Concurrency
 //

@@ -22,6 +22,42 @@ type Create struct {
 	Cols    int
 	Term    string
 	Meta    []byte // opaque client metadata kept with the session
+	// Kind is what the session holds (appended after Meta; an older client
+	// sends none: KindPTY). For KindSerial, Command is the port's path,
+	// Serial its line settings, and Args, Dir, Env and Term are unused.
+	Kind   Kind
+	Serial SerialLine // appended after Kind
+}
+
+// Kind is a session's kind: what the agent holds for it.
+type Kind uint8
+
+const (
+	KindPTY    Kind = 0 // a program on a PTY
+	KindSerial Kind = 1 // a serial port
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindPTY:
+		return "pty"
+	case KindSerial:
+		return "serial"
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// SerialLine holds a serial port's line settings. Zero values mean 115200
+// baud, 8 data bits, no parity, 1 stop bit, no flow control.
+type SerialLine struct {
+	Baud        int
+	DataBits    int    // 5–8
+	Parity      string // "none", "odd", "even", "mark", "space"
+	StopBits    string // "1", "1.5", "2"
+	FlowControl string // "none", "rtscts"
+	// Reconnect keeps the session when the device goes away and reopens
+	// the port when it comes back.
+	Reconnect bool
 }
 
 // Attach asks for a session's output from an offset.
@@ -48,6 +84,11 @@ type AttachReply struct {
 	// FromLine is the 1-based number of the line holding offset From
 	// (appended after Session; 0 from an agent that predates it).
 	FromLine int64
+	// Kind is the session's kind (appended after FromLine). An agent that
+	// knows serial sessions sets it on every reply to a Create of one,
+	// failures included; an agent that predates them sends none
+	// (KindPTY).
+	Kind Kind
 }
 
 // SessionInfo describes one session held by the agent.
@@ -91,6 +132,30 @@ type Signal struct{ Name string }
 type Exit struct {
 	Status int
 	Signal string
+	// Message, when set, says why a session without a program ended (a
+	// serial device that went away without Reconnect); Status is then 255.
+	// Appended after Signal.
+	Message string
+}
+
+// Link reports a serial session's link state: "up" or "disconnected".
+type Link struct{ State string }
+
+// Link states.
+const (
+	LinkUp           = "up"
+	LinkDisconnected = "disconnected"
+)
+
+// Break asks for a line BREAK of Millis milliseconds on a serial session;
+// 0 means the default, 250 ms.
+type Break struct{ Millis int64 }
+
+// Modem asserts (On) or clears a serial session's modem control line,
+// "dtr" or "rts".
+type Modem struct {
+	Line string
+	On   bool
 }
 
 // Foreground reports the foreground process group and the ECHO flag.
@@ -205,6 +270,16 @@ func (d *dec) status() Status {
 	return Status(v)
 }
 
+// kind reads a Kind; like status, a value over a byte is an error.
+func (d *dec) kind() Kind {
+	v := d.u("kind")
+	if v > 0xff {
+		d.fail("kind")
+		return 0
+	}
+	return Kind(v)
+}
+
 func (d *dec) bytes(what string) []byte {
 	n := d.u(what)
 	if d.err != nil {
@@ -267,6 +342,13 @@ func Marshal(m any) (Type, []byte) {
 		e.i(int64(m.Cols))
 		e.str(m.Term)
 		e.bytes(m.Meta)
+		e.u(uint64(m.Kind))
+		e.i(int64(m.Serial.Baud))
+		e.i(int64(m.Serial.DataBits))
+		e.str(m.Serial.Parity)
+		e.str(m.Serial.StopBits)
+		e.str(m.Serial.FlowControl)
+		e.bool(m.Serial.Reconnect)
 		return TypeCreate, e.b
 	case Attach:
 		e.str(m.ID)
@@ -282,6 +364,7 @@ func Marshal(m any) (Type, []byte) {
 		e.i(m.Lost)
 		m.Session.enc(&e)
 		e.i(m.FromLine)
+		e.u(uint64(m.Kind))
 		return TypeAttachReply, e.b
 	case ListReply:
 		e.u(uint64(len(m.Sessions)))
@@ -309,7 +392,18 @@ func Marshal(m any) (Type, []byte) {
 	case Exit:
 		e.i(int64(m.Status))
 		e.str(m.Signal)
+		e.str(m.Message)
 		return TypeExit, e.b
+	case Link:
+		e.str(m.State)
+		return TypeLink, e.b
+	case Break:
+		e.i(m.Millis)
+		return TypeBreak, e.b
+	case Modem:
+		e.str(m.Line)
+		e.bool(m.On)
+		return TypeModem, e.b
 	case Foreground:
 		e.i(int64(m.Pgid))
 		e.str(m.Name)
@@ -381,12 +475,14 @@ func Unmarshal(f Frame) (any, error) {
 	switch f.Type {
 	case TypeCreate:
 		m = Create{Command: d.str("command"), Args: d.strs("args"), Dir: d.str("dir"), Env: d.strs("env"),
-			Rows: d.int("rows"), Cols: d.int("cols"), Term: d.str("term"), Meta: d.bytes("meta")}
+			Rows: d.int("rows"), Cols: d.int("cols"), Term: d.str("term"), Meta: d.bytes("meta"),
+			Kind: d.kind(), Serial: SerialLine{Baud: d.int("baud"), DataBits: d.int("data bits"), Parity: d.str("parity"),
+				StopBits: d.str("stop bits"), FlowControl: d.str("flow control"), Reconnect: d.bool("reconnect")}}
 	case TypeAttach:
 		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail")}
 	case TypeAttachReply:
 		m = AttachReply{Status: d.status(), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"),
-			Session: d.session(), FromLine: d.i("from line")}
+			Session: d.session(), FromLine: d.i("from line"), Kind: d.kind()}
 	case TypeList:
 		m = struct{}{}
 	case TypeListReply:
@@ -414,7 +510,13 @@ func Unmarshal(f Frame) (any, error) {
 	case TypeDetach:
 		m = struct{}{}
 	case TypeExit:
-		m = Exit{Status: d.int("status"), Signal: d.str("signal")}
+		m = Exit{Status: d.int("status"), Signal: d.str("signal"), Message: d.str("message")}
+	case TypeLink:
+		m = Link{State: d.str("state")}
+	case TypeBreak:
+		m = Break{Millis: d.i("millis")}
+	case TypeModem:
+		m = Modem{Line: d.str("line"), On: d.bool("on")}
 	case TypeForeground:
 		m = Foreground{Pgid: d.int("pgid"), Name: d.str("name"), IsShell: d.bool("is shell"), Echo: d.bool("echo")}
 	case TypeSetMeta:

@@ -67,6 +67,15 @@ type Options struct {
 	// hold none of those words: "x.go:3:5: ", "    x_test.go:40: ",
 	// "Makefile:3: " and Python's `  File "x.py", line 3`.
 	KeepPattern *regexp.Regexp
+
+	// Command is the command line the output belongs to, as typed:
+	// "git log", "go test ./...", "sudo apt-get install -y foo",
+	// "make -j4 2>&1 | tee build.log". If it names a command that has a
+	// reducer of its own (see commands.go), that reducer hides the lines
+	// that command is known to print as noise before the generic rules run,
+	// each run of them behind one marker. Empty or unknown commands get the
+	// generic rules alone.
+	Command string
 }
 
 // Result is reduced output and an account of what was hidden.
@@ -85,6 +94,13 @@ type Result struct {
 	// Notes say in words what reduction did, for example
 	// "folded 1,000,000 lines to 161".
 	Notes []string
+	// Reducer names the per-command reducer that Options.Command chose
+	// ("git log", "go test", "apt"), or is "" when only the generic rules
+	// ran.
+	Reducer string
+	// Dropped is how many of the Elided lines the per-command reducer hid
+	// (rather than a fold).
+	Dropped int64
 }
 
 type kind uint8
@@ -95,6 +111,7 @@ const (
 	kDigits      // digit-run marker
 	kMarker      // fold marker
 	kLines       // lines from to to, each shown as is: to-from+1 entries
+	kDrop        // lines from to to hidden by a command reducer; msgs[msg] describes them
 )
 
 // An entry is one line of reduced output, or with kind kLines a run of
@@ -118,6 +135,13 @@ type reducer struct {
 	lines []string
 	msgs  []string
 	keep  func(string) bool
+	// roles, when a command reducer runs, says what it made of each
+	// line; a line is kept by the fold if its role is rMust, and keep is
+	// then unused.
+	roles []role
+	// custom is set when the keep test is not the built-in one, so that
+	// collapse cannot use lineInfo's answer for it.
+	custom bool
 	// perLine, for tests, makes collapse give one entry per line, as
 	// fold had them before kLines: the result must not change.
 	perLine bool
@@ -239,12 +263,31 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	r := reducer{Options: opt, lines: lines, perLine: perLine}
 	r.defaults()
 	res := Result{RawLines: len(lines)}
-	es := r.collapse()
+	var es []entry
+	if cr := commandReducer(opt.Command); cr != nil && len(lines) > 0 {
+		res.Reducer = cr.name
+		es = r.commandEntries(cr)
+	} else {
+		es = r.collapse(nil, 0, len(lines))
+	}
 	es, kept, extra := r.fold(es, &res)
 	out := make([]string, len(es))
 	var cut []int64
+	hinted := false // whether a marker before this one gave the read call
+	var dropMarkers int
 	for i, e := range es {
 		s := r.text(e)
+		switch e.kind {
+		case kDigits, kMarker:
+			hinted = true // the digit markers and the first fold marker carry it
+		case kDrop:
+			s = r.dropText(e, !hinted)
+			hinted = hinted || r.ReadHint != nil
+			n := int64(e.to-e.from) + 1
+			res.Dropped += n
+			res.Elided += n
+			dropMarkers++
+		}
 		if e.kind == kLine {
 			if !utf8.ValidString(s) {
 				s = strings.ToValidUTF8(s, "\uFFFD")
@@ -268,6 +311,10 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 		}
 	}
 	res.Collapsed = rep + dig
+	if res.Dropped > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("the %s reducer hid %s behind %d %s",
+			res.Reducer, linesN(int(res.Dropped)), dropMarkers, plural(int64(dropMarkers), "marker")))
+	}
 	if rep > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("collapsed %s repeated %s", commas(rep), plural(rep, "line")))
 	}
@@ -318,7 +365,17 @@ func (r *reducer) defaults() {
 	r.keep = looksLikeError
 	if re := r.KeepPattern; re != nil {
 		r.keep = re.MatchString
+		r.custom = true
 	}
+}
+
+// keepAt reports whether input line i is one the fold keeps and the digit
+// rule does not collapse.
+func (r *reducer) keepAt(i int) bool {
+	if r.roles != nil {
+		return r.roles[i] == rMust
+	}
+	return r.keep(r.lines[i])
 }
 
 // lineNo returns the session line number where input line i starts.
@@ -338,14 +395,14 @@ func (r *reducer) span(i, j int) (from, to int64) {
 	return from, to
 }
 
-func (r *reducer) collapse() []entry {
-	lines := r.lines
-	var es []entry
-	for i := 0; i < len(lines); {
-		if r.KeepPattern == nil && !r.perLine {
+// collapse appends to es the entries for input lines lo to hi-1.
+func (r *reducer) collapse(es []entry, lo, hi int) []entry {
+	lines := r.lines[:hi]
+	for i := lo; i < len(lines); {
+		if !r.custom && !r.perLine {
 			// Most lines are plain: take them in a tight loop.
 			start := i
-			i = r.plain(i)
+			i = r.plain(i, hi)
 			if i > start {
 				if n := len(es) - 1; n >= 0 && es[n].kind == kLines && es[n].to == int32(start-1) {
 					es[n].to = int32(i - 1)
@@ -367,18 +424,18 @@ func (r *reducer) collapse() []entry {
 		// saves fold from testing it again. (A kept line cannot start a
 		// digit run: the run ends before it.)
 		progress, keep := false, false
-		if r.KeepPattern == nil {
+		if !r.custom {
 			progress, keep = lineInfo(s)
 		} else {
 			progress = progressLike(s)
 		}
 		k := i
 		if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
-			for k < len(lines) && sameShape(lines[k], s) && !r.keep(lines[k]) {
+			for k < len(lines) && sameShape(lines[k], s) && !r.keepAt(k) {
 				k++
 			}
 		}
-		nokeep := r.KeepPattern == nil && !keep
+		nokeep := !r.custom && !keep
 		ident, run := j-i, k-i
 		switch {
 		case run >= r.DigitRun && r.DigitRun > 0 && !(ident >= 3 && 2*ident >= run):
@@ -416,8 +473,8 @@ func (r *reducer) collapse() []entry {
 // plain returns the end of the run of lines from i on that the default
 // case of collapse would take with the built-in keep test: lines that are
 // not repeated three times, are not kept and cannot start a digit run.
-func (r *reducer) plain(i int) int {
-	lines := r.lines
+func (r *reducer) plain(i, hi int) int {
+	lines := r.lines[:hi]
 	for ; i < len(lines); i++ {
 		s := lines[i]
 		if i+2 < len(lines) && lines[i+1] == s && lines[i+2] == s {
@@ -443,6 +500,12 @@ func (r *reducer) readCall(from, to int64, withHint, without string) string {
 func (r *reducer) what(n int) string {
 	if r.KeepPattern != nil {
 		return plural(int64(n), "line") + " matching the keep pattern"
+	}
+	if r.roles != nil {
+		if n == 1 {
+			return "line that looks like an error or a failure"
+		}
+		return "lines that look like errors or failures"
 	}
 	if n == 1 {
 		return "line that looks like an error or a warning"
@@ -507,7 +570,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		switch e.kind {
 		case kLine:
 			v := x.starts[c]
-			if r.keep(r.lines[e.from]) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
+			if r.keepAt(int(e.from)) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
 				// Keep the count of the line's repeats with it.
 				c++
 				out = append(out, es[c])
@@ -515,7 +578,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 			}
 		case kLines:
 			for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
-				if i := int(e.from) + v - x.starts[c]; r.keep(r.lines[i]) {
+				if i := int(e.from) + v - x.starts[c]; r.keepAt(i) {
 					keepAt(v, line(i, false))
 				}
 			}

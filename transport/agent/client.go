@@ -35,6 +35,11 @@ type Client struct {
 	StartArgs []string
 	// Logger receives debug and warning records; nil discards them.
 	Logger *slog.Logger
+	// Dial, when set, replaces the Unix socket: it makes the connection to
+	// an agent that is already running (a remote agent reached over SSH).
+	// Create then never starts an agent, and Socket, AgentPath and
+	// StartArgs are unused.
+	Dial func(ctx context.Context) (net.Conn, error)
 }
 
 var _ transport.Keeper = (*Client)(nil)
@@ -116,7 +121,7 @@ func (c *Client) logger() *slog.Logger {
 // already hold frames that followed a reply, so it must stay with the
 // connection.
 type link struct {
-	nc *net.UnixConn
+	nc net.Conn
 	r  *bufio.Reader
 	w  *bufio.Writer
 }
@@ -137,10 +142,16 @@ func connect(ctx context.Context, sock string) (*link, error) {
 	if err != nil {
 		return nil, err
 	}
+	return handshake(ctx, nc)
+}
+
+// handshake exchanges protocol headers on a new connection to an agent and
+// returns it as a link; on failure it closes nc.
+func handshake(ctx context.Context, nc net.Conn) (*link, error) {
 	// Modest buffers: a server holds one link per session. Frames larger
 	// than a buffer go through it in part and around it for the rest.
-	l := &link{nc: nc.(*net.UnixConn), r: bufio.NewReaderSize(nc, 16<<10), w: bufio.NewWriterSize(nc, 4<<10)}
-	err = l.guard(ctx, func() error {
+	l := &link{nc: nc, r: bufio.NewReaderSize(nc, 16<<10), w: bufio.NewWriterSize(nc, 4<<10)}
+	err := l.guard(ctx, func() error {
 		if err := agentproto.WriteHeader(l.w); err != nil {
 			return err
 		}
@@ -224,7 +235,8 @@ func (l *link) reply(want agentproto.Type) (any, error) {
 
 // call sends req on l and reads the reply of type want, bounded by ctx. A
 // refusal (a Reply with a status other than OK, which the agent may send
-// instead of any reply) becomes a *StatusError for op on session id.
+// instead of any reply) becomes a *StatusError for op on session id; a
+// refusing AttachReply is returned with it.
 func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id string) (any, error) {
 	var m any
 	err := l.guard(ctx, func() error {
@@ -241,7 +253,7 @@ func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id s
 		return nil, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
 	}
 	if r, ok := m.(agentproto.AttachReply); ok && r.Status != agentproto.StatusCreated && r.Status != agentproto.StatusAttached {
-		return nil, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
+		return m, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
 	}
 	return m, nil
 }
@@ -249,6 +261,9 @@ func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id s
 // dial connects to a running agent; with none running it fails with
 // ErrNoAgent.
 func (c *Client) dial(ctx context.Context) (*link, error) {
+	if c.Dial != nil {
+		return c.dialFunc(ctx)
+	}
 	sock := c.socket()
 	l, err := connect(ctx, sock)
 	switch {
@@ -341,6 +356,9 @@ func (c *Client) Stop(ctx context.Context, force bool) error {
 	if err != nil {
 		return fmt.Errorf("stop agent: %w", err)
 	}
+	if c.Dial != nil {
+		return nil // not a local socket to watch
+	}
 	return c.waitGone(ctx)
 }
 
@@ -389,12 +407,19 @@ func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (t
 	if term == "" {
 		term = "xterm-256color"
 	}
+	req := agentproto.Create{Command: t.Command, Args: t.Args, Dir: t.Dir, Env: t.Env,
+		Rows: size.Rows, Cols: size.Cols, Term: term, Meta: meta}
+	switch t.Kind {
+	case "":
+	case transport.KindSerial: // serial.go
+		req = serialCreate(t, size, meta)
+	default:
+		return nil, transport.KeptSession{}, fmt.Errorf("the agent holds programs and serial ports, not sessions of kind %q", t.Kind)
+	}
 	l, err := c.dialStart(ctx)
 	if err != nil {
 		return nil, transport.KeptSession{}, err
 	}
-	req := agentproto.Create{Command: t.Command, Args: t.Args, Dir: t.Dir, Env: t.Env,
-		Rows: size.Rows, Cols: size.Cols, Term: term, Meta: meta}
 	conn, ks, _, err := c.open(ctx, l, "create", "", req)
 	if err != nil {
 		return nil, transport.KeptSession{}, err
@@ -443,6 +468,9 @@ func (c *Client) attach(ctx context.Context, req agentproto.Attach) (*Conn, tran
 // open sends a Create or Attach on l and, on success, hands l to a Conn.
 func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Conn, transport.KeptSession, transport.Resume, error) {
 	m, err := l.call(ctx, req, agentproto.TypeAttachReply, op, id)
+	if kindUnknown(req, m) { // serial.go
+		err = c.olderAgent(ctx, req, m, err)
+	}
 	if err != nil {
 		_ = l.nc.Close() // best effort; err already set
 		var se *StatusError
@@ -463,7 +491,9 @@ func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Co
 	}
 	log := c.logger().With("session", ks.ID)
 	log.Debug("agent session opened", "op", op, "from", r.From, "lost", r.Lost)
-	return newConn(ks.ID, l, r.From, log), ks, res, nil
+	conn := newConn(ks.ID, l, r.From, log)
+	conn.kind = r.Kind
+	return conn, ks, res, nil
 }
 
 // keptSession maps the agent's description to the transport's.
@@ -484,4 +514,13 @@ func keptSession(si agentproto.SessionInfo) transport.KeptSession {
 		Foreground: si.Foreground,
 		Meta:       si.Meta,
 	}
+}
+
+// dialFunc connects through c.Dial and exchanges headers.
+func (c *Client) dialFunc(ctx context.Context) (*link, error) {
+	nc, err := c.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return handshake(ctx, nc)
 }

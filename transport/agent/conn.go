@@ -41,9 +41,10 @@ var (
 // session's pump always does). Write, Resize, Signal, SetMeta, Close and the
 // getters may run concurrently with Read and with each other.
 type Conn struct {
-	id  string
-	l   *link
-	log *slog.Logger
+	id   string
+	l    *link
+	log  *slog.Logger
+	kind agentproto.Kind // set before the Conn is handed out; serial.go
 
 	// The reader's own state: touched only by the goroutine in Read.
 	rbuf    []byte              // frame buffer, reused
@@ -59,6 +60,8 @@ type Conn struct {
 	fg     transport.Foreground
 	echo   bool
 	haveFg bool
+	link   string                  // a serial session's link state, as last reported
+	asked  []chan agentproto.Reply // one per request the agent answers on the stream, in order (nil: SetMeta)
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -140,7 +143,7 @@ func (c *Conn) readFrame() error {
 		}
 		c.output(off, f.Payload[n:])
 		return nil
-	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply:
+	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply, agentproto.TypeLink:
 	default:
 		c.log.Debug("skipping agent frame", "type", f.Type)
 		return nil // an AttachReply or a type newer than this client
@@ -159,7 +162,10 @@ func (c *Conn) readFrame() error {
 		}
 	case agentproto.Exit:
 		var err error
-		if m.Status != 0 || m.Signal != "" {
+		switch {
+		case m.Message != "": // a serial session's device went away
+			err = errors.New(m.Message)
+		case m.Status != 0 || m.Signal != "":
 			err = &transport.ExitError{Status: m.Status, Signal: transport.Signal(m.Signal)}
 		}
 		c.finish(err)
@@ -170,7 +176,14 @@ func (c *Conn) readFrame() error {
 		c.echo = m.Echo
 		c.haveFg = true
 		c.mu.Unlock()
-	case agentproto.Reply: // the outcome of a SetMeta
+	case agentproto.Link:
+		c.mu.Lock()
+		c.link = m.State
+		c.mu.Unlock()
+	case agentproto.Reply: // the outcome of a SetMeta, Break or Modem, in order
+		if c.answer(m) {
+			break
+		}
 		if m.Status != agentproto.StatusOK {
 			c.log.Warn("agent refused to store session metadata", "status", m.Status, "message", m.Message)
 		}
@@ -209,7 +222,16 @@ func (c *Conn) detachedErr() error {
 }
 
 // send writes one frame; frames from different goroutines never interleave.
-func (c *Conn) send(t agentproto.Type, p []byte) error {
+func (c *Conn) send(t agentproto.Type, p []byte) error { return c.sendFrame(t, p, false, nil) }
+
+// sendAsking sends a request that the agent answers with a Reply on the
+// stream (SetMeta, Break, Modem). Replies come in request order: the Reply
+// goes to ch, or is only logged when ch is nil.
+func (c *Conn) sendAsking(t agentproto.Type, p []byte, ch chan agentproto.Reply) error {
+	return c.sendFrame(t, p, true, ch)
+}
+
+func (c *Conn) sendFrame(t agentproto.Type, p []byte, asking bool, ch chan agentproto.Reply) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.closed.Load() {
@@ -217,6 +239,11 @@ func (c *Conn) send(t agentproto.Type, p []byte) error {
 	}
 	if c.werr != nil {
 		return c.werr
+	}
+	if asking { // queued before the frame goes out, so before its Reply can arrive
+		c.mu.Lock()
+		c.asked = append(c.asked, ch)
+		c.mu.Unlock()
 	}
 	if err := c.l.sendFrame(t, p); err != nil {
 		// A stream with a failed or partial frame is useless: the link
@@ -234,6 +261,9 @@ func (c *Conn) send(t agentproto.Type, p []byte) error {
 // at most 32 KiB. It blocks while the agent does not keep up; Close
 // unblocks it.
 func (c *Conn) Write(p []byte) (int, error) {
+	if err := c.linkDown(); err != nil {
+		return 0, err
+	}
 	n := 0
 	for len(p) > 0 {
 		chunk := p[:min(len(p), maxInput)]
@@ -255,6 +285,9 @@ func (c *Conn) Resize(ctx context.Context, sz transport.Size) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if c.kind == agentproto.KindSerial {
+		return fmt.Errorf("session %s is a serial port, which has no window size: %w", c.id, transport.ErrUnsupported)
+	}
 	t, p := agentproto.Marshal(agentproto.Resize{Rows: sz.Rows, Cols: sz.Cols})
 	return c.send(t, p)
 }
@@ -265,6 +298,9 @@ func (c *Conn) Signal(ctx context.Context, sig transport.Signal) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if c.kind == agentproto.KindSerial {
+		return fmt.Errorf("session %s is a serial port, which takes no signals; send a key such as ctrl+c instead: %w", c.id, transport.ErrUnsupported)
+	}
 	t, p := agentproto.Marshal(agentproto.Signal{Name: string(sig)})
 	return c.send(t, p)
 }
@@ -274,7 +310,7 @@ func (c *Conn) Signal(ctx context.Context, sig transport.Signal) error {
 // connection's input, and a refusal is logged by Read.
 func (c *Conn) SetMeta(meta []byte) error {
 	t, p := agentproto.Marshal(agentproto.SetMeta{Meta: meta})
-	return c.send(t, p)
+	return c.sendAsking(t, p, nil)
 }
 
 // Foreground returns the foreground process the agent last reported. It

@@ -111,7 +111,7 @@ func testShell() transport.Target {
 // pump is the one reader of a Conn, as a session's pump is: it collects
 // the output and lets the test wait for strings in it.
 type pump struct {
-	c    *Conn
+	c    transport.KeptConn
 	done chan struct{} // closed when Read has failed
 
 	mu      sync.Mutex
@@ -124,7 +124,7 @@ type pump struct {
 
 func startPump(t testing.TB, kc transport.KeptConn) *pump {
 	t.Helper()
-	p := &pump{c: kc.(*Conn), done: make(chan struct{}), changed: make(chan struct{})}
+	p := &pump{c: kc, done: make(chan struct{}), changed: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		buf := make([]byte, 32<<10)

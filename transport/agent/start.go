@@ -32,6 +32,9 @@ const (
 // serialised with an flock on <socket>.lock: the loser of the race finds
 // the winner's agent when it gets the lock.
 func (c *Client) dialStart(ctx context.Context) (*link, error) {
+	if c.Dial != nil {
+		return c.dialFunc(ctx)
+	}
 	sock := c.socket()
 	l, err := connect(ctx, sock)
 	if err == nil {

@@ -8,42 +8,22 @@
 // implements transport.Conn, Breaker (line BREAK), ModemController (DTR and
 // RTS) and LinkStater. Ports lists the serial ports the machine has.
 //
-// # I/O
-//
-// go.bug.st/serial waits for input with select(2), which panics for a
-// descriptor ≥ 1024, a number a long-running server with many sessions
-// reaches. Its Port also hides the descriptor. So this package opens the
-// device itself (O_RDWR|O_NOCTTY|O_NONBLOCK), sets termios with
-// golang.org/x/sys/unix, and reads and writes through an *os.File that the Go
-// runtime's poller (epoll, kqueue) waits on. Every ioctl runs inside
-// SyscallConn().Control: (*os.File).Fd would put the descriptor back into
-// blocking mode, after which Close no longer unblocks a Read.
-//
-// # Exclusive access
-//
-// Open takes two locks: TIOCEXCL, which makes the kernel refuse further opens
-// of the device (except to root, which it lets through), and flock(2), which
-// other ttymux sessions and cooperating programs (pyserial's exclusive=True,
-// flock-aware terminal programs) honour whatever their user. A port held by
-// either gives an error wrapping ErrBusy that names the port.
+// The port itself (opening with the line settings, exclusive access, I/O
+// through the runtime poller, unplug detection and reopening, BREAK, DTR and
+// RTS) is internal/serialport, which the ttymux agent shares to hold serial
+// sessions that outlive the server; its package doc describes the design.
+// A Conn adds the transport interfaces: an error for a missing modem line
+// also matches transport.ErrUnsupported.
 //
 // # Unplugging
 //
-// A USB adapter or board that goes away hangs up the terminal: reads return
-// end of file or EIO, ENXIO or ENODEV. The Conn then closes its descriptor at
-// once (so that the kernel can give the device its old name when it comes
-// back) and its link is transport.LinkDisconnected.
-//
-// With Target.Serial.Reconnect the Conn lives on. Read blocks; a goroutine
-// owned by the Conn looks for the path every 200 ms and, once it is back,
-// opens it with the same settings (backing off to 2 s while opening fails,
-// for example while udev has not yet given the new node its group), restores
-// DTR and RTS as last set, and the link is transport.LinkUp again: Read
-// delivers the device's bytes as if nothing had happened. Write, Break and
-// SetModemLine fail at once while the link is down, with an error wrapping
-// ErrDisconnected. Wait returns only when the Conn is closed. Without
-// Reconnect, Read, Write and Wait return an error wrapping ErrDisconnected
-// that names the port.
+// A device that goes away makes the link transport.LinkDisconnected. With
+// Target.Serial.Reconnect the Conn lives on: Read blocks until the port's
+// path is back and reopened with the same settings (DTR and RTS as last
+// set), and the link is transport.LinkUp again; meanwhile Write, Break and
+// SetModemLine fail at once with an error wrapping ErrDisconnected.
+// Without Reconnect, Read, Write and Wait return an error wrapping
+// ErrDisconnected that names the port.
 //
 // Use a stable path such as /dev/serial/by-id/usb-…-if00-port0 for a device
 // that may come back under another number (PortInfo.ByID gives it).
@@ -54,10 +34,11 @@
 // from different goroutines; exactly one goroutine should Read. Close is
 // idempotent, unblocks pending Reads and Writes, discards output the device
 // has not taken yet (rather than wait up to 30 s for it in close(2)), stops
-// the reconnect goroutine and waits for it. Opener.OnLinkState is called synchronously, in
-// order, from the goroutine that noticed the change.
+// the reconnect goroutine and waits for it. Opener.OnLinkState is called
+// synchronously, in order, from the goroutine that noticed the change.
 //
-// The package owns the descriptor and the reconnect goroutine. It does not
-// own the screen, line endings (what Enter sends is the session's business),
-// or deciding when a command has finished.
+// The package owns the Conn (serialport owns the descriptor and the
+// reconnect goroutine) and the port listing. It does not own the screen,
+// line endings (what Enter sends is the session's business), or deciding
+// when a command has finished.
 package serial

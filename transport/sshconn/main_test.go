@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // TestMain fails the run if a goroutine started by the package outlives
@@ -20,6 +22,11 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		if leaked := packageGoroutines(5 * time.Second); leaked != "" {
 			fmt.Fprintf(os.Stderr, "goroutines of transport/sshconn still running after the tests:\n%s\n", leaked)
+			code = 1
+		}
+		// And no goroutine at all, ours or a dependency's, outlives them.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutines still running after the tests: %v\n", err)
 			code = 1
 		}
 	}

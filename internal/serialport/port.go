@@ -1,4 +1,4 @@
-package serial
+package serialport
 
 import (
 	"context"
@@ -10,11 +10,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/ttymux/ttymux/transport"
 )
 
 // Reconnect timing: the path is looked for every pollInterval; while it is
@@ -29,14 +28,14 @@ const (
 // tcsendbreak(fd, 0) sends on Linux (0.25 s; POSIX asks for 0.25–0.5 s).
 const defaultBreak = 250 * time.Millisecond
 
-// Conn is an open serial port. See the package doc for what it does while
+// Port is an open serial port. See the package doc for what it does while
 // its device is unplugged.
-type Conn struct {
+type Port struct {
 	port      string
-	line      lineSettings
+	line      Settings
 	reconnect bool
 	log       *slog.Logger
-	onState   func(port, state string)
+	onState   func(state string)
 
 	closing   chan struct{} // closed by Close
 	done      chan struct{} // closed when Wait may return
@@ -51,31 +50,46 @@ type Conn struct {
 
 	// mu protects the following. It is never held across I/O.
 	mu     sync.Mutex
-	f      *os.File                     // nil while disconnected and after Close
-	gen    uint64                       // counts the files opened; identifies f
-	state  string                       // transport.LinkUp or LinkDisconnected
-	closed bool                         // Close was called
-	gone   error                        // the device vanished for good (Reconnect off)
-	wake   chan struct{}                // closed, and replaced, when a new f is installed
-	modem  map[transport.ModemLine]bool // lines set through SetModemLine, restored on reopen
+	f      *os.File           // nil while disconnected and after Close
+	gen    uint64             // counts the files opened; identifies f
+	state  string             // LinkUp or LinkDisconnected
+	closed bool               // Close was called
+	gone   error              // the device vanished for good (Reconnect off)
+	wake   chan struct{}      // closed, and replaced, when a new f is installed
+	modem  map[ModemLine]bool // lines set through SetModemLine, restored on reopen
 }
 
-// Port returns the path the Conn was opened with.
-func (c *Conn) Port() string { return c.port }
+// Path returns the path the Port was opened with.
+func (c *Port) Path() string { return c.port }
 
-// LinkState reports transport.LinkUp or transport.LinkDisconnected.
-func (c *Conn) LinkState() string {
+// Settings returns the line settings the Port was opened with.
+func (c *Port) Settings() Settings { return c.line }
+
+// SyscallConn returns the current descriptor for ioctls this package does
+// not issue. While the device is unplugged, or after Close, it fails with
+// the error Write would return. Do not call Fd on the descriptor (see the
+// package doc).
+func (c *Port) SyscallConn() (syscall.RawConn, error) {
+	f, _, err := c.active("use")
+	if err != nil {
+		return nil, err
+	}
+	return f.SyscallConn()
+}
+
+// LinkState reports LinkUp or LinkDisconnected.
+func (c *Port) LinkState() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.state
 }
 
 // Read reads what the device sent. It blocks until there is at least one
-// byte, the Conn is closed (an error wrapping os.ErrClosed) or, without
+// byte, the Port is closed (an error wrapping os.ErrClosed) or, without
 // Reconnect, the device goes away (an error wrapping ErrDisconnected that
 // names the port). With Reconnect it keeps blocking while the device is
 // unplugged and continues with its bytes once it is back.
-func (c *Conn) Read(p []byte) (int, error) {
+func (c *Port) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -111,7 +125,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 // Write sends p to the device. It blocks while the device is not accepting
 // data (hardware flow control); Close unblocks it. While the device is
 // unplugged it fails at once with an error wrapping ErrDisconnected.
-func (c *Conn) Write(p []byte) (int, error) {
+func (c *Port) Write(p []byte) (int, error) {
 	f, gen, _, err := c.current("write")
 	if err != nil {
 		return 0, err
@@ -138,7 +152,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 // taken yet is discarded rather than waited for. It may be called more
 // than once and concurrently with every other method; it returns the first
 // error.
-func (c *Conn) Close() error {
+func (c *Port) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
 		c.closed = true
@@ -160,9 +174,9 @@ func (c *Conn) Close() error {
 	return c.closeErr
 }
 
-// Wait blocks until the Conn is closed (nil) or, without Reconnect, the
+// Wait blocks until the Port is closed (nil) or, without Reconnect, the
 // device went away (an error wrapping ErrDisconnected that names the port).
-func (c *Conn) Wait() error {
+func (c *Port) Wait() error {
 	<-c.done
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -172,8 +186,8 @@ func (c *Conn) Wait() error {
 // Break sends a line BREAK (the line held at space) for d; zero means
 // 0.25 s, as tcsendbreak(3) sends on Linux. A BREAK drops many boards into
 // their monitor and is SysRq on a Linux serial console. It returns early,
-// ending the BREAK, when ctx is done or the Conn is closed.
-func (c *Conn) Break(ctx context.Context, d time.Duration) error {
+// ending the BREAK, when ctx is done or the Port is closed.
+func (c *Port) Break(ctx context.Context, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("break duration %v is negative", d)
 	}
@@ -206,13 +220,13 @@ func (c *Conn) Break(ctx context.Context, d time.Duration) error {
 // SetModemLine asserts (on) or clears a modem control line. DTR and RTS
 // are commonly wired to a board's reset and boot-mode pins. A device
 // without modem lines (a pseudo-terminal) gives an error wrapping
-// transport.ErrUnsupported. The lines set are set again after a reconnect.
-func (c *Conn) SetModemLine(line transport.ModemLine, on bool) error {
+// ErrUnsupported. The lines set are set again after a reconnect.
+func (c *Port) SetModemLine(line ModemLine, on bool) error {
 	var bit int
 	switch line {
-	case transport.DTR:
+	case DTR:
 		bit = unix.TIOCM_DTR
-	case transport.RTS:
+	case RTS:
 		bit = unix.TIOCM_RTS
 	default:
 		return fmt.Errorf("modem line %q is not one of dtr, rts", line)
@@ -225,7 +239,7 @@ func (c *Conn) SetModemLine(line transport.ModemLine, on bool) error {
 		if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EINVAL) {
 			return &portError{
 				msg:  fmt.Sprintf("this device has no %s line (a pseudo-terminal?)", strings.ToUpper(string(line))),
-				errs: []error{transport.ErrUnsupported, err},
+				errs: []error{ErrUnsupported, err},
 			}
 		}
 		return c.ioctlError("set "+string(line), gen, err)
@@ -247,7 +261,7 @@ func setModemBit(fd, bit int, on bool) error {
 
 // current returns the open file and its generation, or nil and a channel
 // closed when a new one is installed while the device is unplugged.
-func (c *Conn) current(op string) (*os.File, uint64, <-chan struct{}, error) {
+func (c *Port) current(op string) (*os.File, uint64, <-chan struct{}, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -261,7 +275,7 @@ func (c *Conn) current(op string) (*os.File, uint64, <-chan struct{}, error) {
 
 // active returns the open file for a control operation, or the error that
 // says why there is none.
-func (c *Conn) active(op string) (*os.File, uint64, error) {
+func (c *Port) active(op string) (*os.File, uint64, error) {
 	f, gen, _, err := c.current(op)
 	if err == nil && f == nil {
 		err = c.disconnectedError()
@@ -270,7 +284,7 @@ func (c *Conn) active(op string) (*os.File, uint64, error) {
 }
 
 // ioctlError classifies an ioctl's failure on file generation gen.
-func (c *Conn) ioctlError(op string, gen uint64, err error) error {
+func (c *Port) ioctlError(op string, gen uint64, err error) error {
 	if c.isClosed() {
 		return closedError(op, c.port)
 	}
@@ -281,14 +295,14 @@ func (c *Conn) ioctlError(op string, gen uint64, err error) error {
 	return fmt.Errorf("%s on serial port %s: %w", op, c.port, err)
 }
 
-func (c *Conn) isClosed() bool {
+func (c *Port) isClosed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.closed
 }
 
 // linkError is the error for an operation that found the link down.
-func (c *Conn) linkError() error {
+func (c *Port) linkError() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
@@ -300,7 +314,7 @@ func (c *Conn) linkError() error {
 	return c.disconnectedError()
 }
 
-func (c *Conn) disconnectedError() error {
+func (c *Port) disconnectedError() error {
 	return &portError{
 		msg:  fmt.Sprintf("serial port %s is disconnected (device unplugged?); ttymux reopens it when it comes back", c.port),
 		errs: []error{ErrDisconnected},
@@ -314,8 +328,8 @@ func closedError(op, port string) error {
 // lost records that the device behind file generation gen went away. It
 // closes the file at once: a USB serial device keeps its name (ttyUSB0)
 // only if nobody holds the old one when it comes back. Without Reconnect
-// the Conn is finished; with it, a goroutine waits for the device.
-func (c *Conn) lost(gen uint64, cause error) {
+// the Port is finished; with it, a goroutine waits for the device.
+func (c *Port) lost(gen uint64, cause error) {
 	c.stateMu.Lock()
 	defer c.stateMu.Unlock()
 	c.mu.Lock()
@@ -325,7 +339,7 @@ func (c *Conn) lost(gen uint64, cause error) {
 	}
 	f := c.f
 	c.f = nil
-	c.state = transport.LinkDisconnected
+	c.state = LinkDisconnected
 	if c.reconnect {
 		c.wg.Add(1) // under mu, so Close cannot be waiting yet
 	} else {
@@ -337,7 +351,7 @@ func (c *Conn) lost(gen uint64, cause error) {
 	c.mu.Unlock()
 	_ = f.Close() // the device is gone: nothing to flush, no flag to clear
 	c.log.Info("serial device disconnected", "cause", cause, "reconnect", c.reconnect)
-	c.notify(transport.LinkDisconnected)
+	c.notify(LinkDisconnected)
 	if !c.reconnect {
 		c.finish()
 		return
@@ -346,8 +360,8 @@ func (c *Conn) lost(gen uint64, cause error) {
 }
 
 // redial waits for the port's path to come back and reopens it with the
-// same settings. It ends when it has, or when the Conn is closed.
-func (c *Conn) redial() {
+// same settings. It ends when it has, or when the Port is closed.
+func (c *Port) redial() {
 	defer c.wg.Done()
 	delay := pollInterval
 	t := time.NewTimer(delay)
@@ -371,12 +385,12 @@ func (c *Conn) redial() {
 	}
 }
 
-// install makes f, a fresh open of the port, the Conn's file.
-func (c *Conn) install(f *os.File) {
+// install makes f, a fresh open of the port, the Port's file.
+func (c *Port) install(f *os.File) {
 	c.stateMu.Lock()
 	defer c.stateMu.Unlock()
 	c.mu.Lock()
-	modem := make(map[transport.ModemLine]bool, len(c.modem))
+	modem := make(map[ModemLine]bool, len(c.modem))
 	for l, on := range c.modem {
 		modem[l] = on
 	}
@@ -386,7 +400,7 @@ func (c *Conn) install(f *os.File) {
 	// the map cannot change meanwhile.)
 	for l, on := range modem {
 		bit := unix.TIOCM_DTR
-		if l == transport.RTS {
+		if l == RTS {
 			bit = unix.TIOCM_RTS
 		}
 		if err := control(f, func(fd int) error { return setModemBit(fd, bit, on) }); err != nil {
@@ -401,21 +415,21 @@ func (c *Conn) install(f *os.File) {
 	}
 	c.f = f
 	c.gen++
-	c.state = transport.LinkUp
+	c.state = LinkUp
 	close(c.wake)
 	c.wake = make(chan struct{})
 	c.mu.Unlock()
 	c.log.Info("serial device back", "settings", c.line.String())
-	c.notify(transport.LinkUp)
+	c.notify(LinkUp)
 }
 
-func (c *Conn) notify(state string) {
+func (c *Port) notify(state string) {
 	if c.onState != nil {
-		c.onState(c.port, state)
+		c.onState(state)
 	}
 }
 
-func (c *Conn) finish() { c.doneOnce.Do(func() { close(c.done) }) }
+func (c *Port) finish() { c.doneOnce.Do(func() { close(c.done) }) }
 
 // vanished reports whether err from I/O on the port means the device has
 // gone: end of file (a hung-up terminal reads as EOF) or EIO, ENXIO,

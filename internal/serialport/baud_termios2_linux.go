@@ -1,6 +1,6 @@
 //go:build linux && !ppc64 && !ppc64le
 
-package serial
+package serialport
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package serial
+package serialport
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ var darwinBauds = map[int]bool{
 
 // configure puts the terminal fd into raw mode with the line settings ls.
 // BSD termios carries the rate as a number (B115200 == 115200).
-func configure(fd int, ls lineSettings) error {
+func configure(fd int, ls Settings) error {
 	if runtime.GOOS == "darwin" && !darwinBauds[ls.baud] {
 		return fmt.Errorf("baud %d is not available on macOS through termios (up to 230400): %w", ls.baud, unix.EINVAL)
 	}

@@ -1,4 +1,4 @@
-package serial
+package serialport
 
 import "golang.org/x/sys/unix"
 
@@ -36,7 +36,7 @@ var standardBauds = map[int]uint32{
 // rate (74880 for an ESP8266's boot ROM, 250000 for DMX) through termios2
 // with BOTHER, which every Linux serial driver that can do it honours
 // (ioctl_tty(2), "TCSETS2").
-func configure(fd int, ls lineSettings) error {
+func configure(fd int, ls Settings) error {
 	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
 		return err

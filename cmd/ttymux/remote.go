@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/ttymux/ttymux/transport"
+	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/sshconn"
+)
+
+// remotes hands out one agent keeper per SSH destination, deployed on
+// first use and shared by every persistent session on that host.
+type remotes struct {
+	ssh        *sshconn.Opener
+	localAgent string
+	log        *slog.Logger
+	// Where agents go on hosts and where their sockets are; empty means
+	// the defaults (tests point them at temporary directories).
+	dir, socketDir, agents string
+	// cacheDir remembers where each host's agent is, across restarts.
+	cacheDir string
+
+	mu   sync.Mutex
+	byTo map[string]*agentc.Remote
+}
+
+// keeper returns the keeper for t's host (user, port and jump count too:
+// the agent runs as the login user).
+func (r *remotes) keeper(ctx context.Context, t transport.Target) (transport.Keeper, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", t.Host, t.User, t.Port, t.Jump)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k := r.byTo[key]; k != nil {
+		return k, nil
+	}
+	// Reconnects dial with what the session was opened with (the password
+	// included, kept in memory only).
+	st := transport.Target{Host: t.Host, User: t.User, Port: t.Port, IdentityFile: t.IdentityFile,
+		Jump: t.Jump, Password: t.Password, AcceptNewHostKey: t.AcceptNewHostKey}
+	k := &agentc.Remote{
+		Host: t.Host,
+		Connect: func(ctx context.Context) (agentc.SSHLink, error) {
+			return r.ssh.Link(ctx, st)
+		},
+		Version:    version(),
+		LocalAgent: r.localAgent,
+		Agents:     r.agents,
+		CacheDir:   r.cacheDir,
+		Dir:        r.dir,
+		SocketDir:  r.socketDir,
+		Logger:     r.log,
+	}
+	if r.byTo == nil {
+		r.byTo = map[string]*agentc.Remote{}
+	}
+	r.byTo[key] = k
+	return k, nil
+}

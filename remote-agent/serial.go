@@ -1,0 +1,129 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/internal/serialport"
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+)
+
+// maxBreak bounds a BREAK's length: the client's reader waits for it, and
+// no console needs more than a second or so (SysRq takes 0.25 s).
+const maxBreak = 10 * time.Second
+
+// startSerial opens the serial port of a KindSerial Create: req.Command is
+// its path and req.Serial its line settings. The session's output is what
+// the device sends, in the same ring as a program's; it has no process
+// (Pid 0, no foreground monitor). The caller holds s.mu.
+func (s *Server) startSerial(id string, seq int, req agentproto.Create) (*session, error) {
+	rows, cols := req.Rows, req.Cols
+	if rows <= 0 {
+		rows = defaultRows
+	}
+	if cols <= 0 {
+		cols = defaultCols
+	}
+	r := ring.New(s.opts.RingSize)
+	sess := &session{
+		id:      id,
+		seq:     seq,
+		srv:     s,
+		log:     s.log.With("session", id),
+		kind:    agentproto.KindSerial,
+		command: clip("serial " + req.Command),
+		created: time.Now(),
+		done:    make(chan struct{}),
+		kickMon: make(chan struct{}, 1),
+		ring:    r,
+		ix:      ring.NewLineIndex(r),
+		wake:    make(chan struct{}),
+		rows:    rows,
+		cols:    cols,
+		meta:    req.Meta,
+		link:    agentproto.LinkUp,
+	}
+	line := req.Serial
+	port, err := serialport.Open(req.Command, serialport.Params{
+		Baud: line.Baud, DataBits: line.DataBits, Parity: line.Parity, StopBits: line.StopBits, FlowControl: line.FlowControl,
+	}, serialport.Options{Reconnect: line.Reconnect, Logger: sess.log, OnLinkState: sess.setLink})
+	if err != nil {
+		return nil, err
+	}
+	sess.port = port
+	s.wg.Add(1)
+	go sess.readLoop()
+	return sess, nil
+}
+
+// setLink records a serial link change and wakes the clients' writers,
+// which send it as a Link frame once they have sent the output before it.
+// serialport calls it on the goroutine that noticed the change.
+func (sess *session) setLink(state string) {
+	sess.mu.Lock()
+	sess.link = state
+	sess.linkSeq++
+	sess.broadcastLocked()
+	sess.mu.Unlock()
+	sess.srv.event(EventLink, sess.id, state)
+}
+
+// endSerial closes the port once its reader has stopped (rerr) and says
+// why the session ended: closed (Kill, shutdown) is a plain Exit; a device
+// that went away without Reconnect is an Exit with a Message.
+func (sess *session) endSerial(rerr error) agentproto.Exit {
+	sess.hangup()
+	err := sess.port.Wait()
+	if err == nil && !errors.Is(rerr, os.ErrClosed) {
+		err = rerr // a read error other than the close
+	}
+	if err == nil {
+		return agentproto.Exit{}
+	}
+	// 255, as ssh(1) reports an unknown status, for clients that predate
+	// Message.
+	return agentproto.Exit{Status: 255, Message: err.Error()}
+}
+
+// notSerial answers a serial-only request on a PTY session.
+func (sess *session) notSerial(what string) agentproto.Reply {
+	return agentproto.Reply{Status: agentproto.StatusUnsupported,
+		Message: "session " + sess.id + " runs a program on a terminal, not a serial port: " + what + " applies to serial sessions only"}
+}
+
+// sendBreak sends a line BREAK and answers once it has ended.
+func (sess *session) sendBreak(m agentproto.Break) agentproto.Reply {
+	if sess.port == nil {
+		return sess.notSerial("BREAK")
+	}
+	d := time.Duration(m.Millis) * time.Millisecond
+	if m.Millis < 0 || d > maxBreak {
+		return agentproto.Reply{Status: agentproto.StatusFailed,
+			Message: "a BREAK of " + strconv.FormatInt(m.Millis, 10) + " ms is out of range: give 1 to " + strconv.FormatInt(maxBreak.Milliseconds(), 10) + " ms, or 0 for 250 ms"}
+	}
+	if err := sess.port.Break(context.Background(), d); err != nil {
+		return agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}
+	}
+	return agentproto.Reply{Status: agentproto.StatusOK}
+}
+
+// setModem sets DTR or RTS. A device without the line answers
+// StatusUnsupported with serialport's explanation.
+func (sess *session) setModem(m agentproto.Modem) agentproto.Reply {
+	if sess.port == nil {
+		return sess.notSerial(strings.ToUpper(m.Line))
+	}
+	err := sess.port.SetModemLine(serialport.ModemLine(strings.ToLower(m.Line)), m.On)
+	switch {
+	case err == nil:
+		return agentproto.Reply{Status: agentproto.StatusOK}
+	case errors.Is(err, serialport.ErrUnsupported):
+		return agentproto.Reply{Status: agentproto.StatusUnsupported, Message: err.Error()}
+	}
+	return agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}
+}

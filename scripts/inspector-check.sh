@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# inspector-check.sh — drive the built ttymux with a real MCP client, the MCP
+# Inspector CLI (npm package @modelcontextprotocol/inspector), over stdio.
+#
+#   scripts/inspector-check.sh [--help]
+#
+# Builds ttymux and ttymux-agent into a temporary directory, then runs the
+# Inspector four times: tools/list, and tools/call for open_local, send
+# {text: "echo inspector-ok"} and close. Every Inspector run starts its own
+# server process, so the send and the close reach the session through the
+# ttymux agent: the check covers persistent sessions too. HOME and the XDG
+# directories point into the temporary directory, so the user's own agent and
+# sessions are never touched; npm's cache stays where it is.
+#
+# Needs go, node and npx (npm) on PATH, and network access to the npm registry
+# the first time (npx caches the package). Exits 0 when every check passes and
+# 1 with a message saying which check failed otherwise.
+#
+# Environment: INSPECTOR_PKG overrides the package spec (for example
+# @modelcontextprotocol/inspector@0.15.0); INSPECTOR_TIMEOUT (seconds, default
+# 300) bounds each Inspector run.
+set -euo pipefail
+
+case "${1:-}" in
+-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "inspector-check: unknown argument: $1 (see --help)" >&2; exit 2 ;;
+esac
+
+fail() {
+	echo "inspector-check: FAIL: $*" >&2
+	exit 1
+}
+
+for tool in go node npx; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		fail "$tool is not on PATH; install Go 1.26+ and Node.js with npm (Debian: apt-get install nodejs npm)"
+done
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ttymux-inspector.XXXXXX")
+bin="$tmp/bin"
+cleanup() {
+	# The send and close ran in later server processes than open_local, so
+	# an agent was started under the scratch XDG_RUNTIME_DIR: stop it.
+	if [ -x "$bin/ttymux-agent" ]; then
+		XDG_RUNTIME_DIR="$tmp/run" "$bin/ttymux-agent" stop --force >/dev/null 2>&1 || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "== building ttymux and ttymux-agent into $bin"
+(cd "$root" && go build -o "$bin/ttymux" ./cmd/ttymux) || fail "go build ./cmd/ttymux"
+(cd "$root" && CGO_ENABLED=0 go build -o "$bin/ttymux-agent" ./cmd/ttymux-agent) || fail "go build ./cmd/ttymux-agent"
+
+# Keep npm's cache (and npx's package cache) where it is before HOME moves.
+npm_config_cache="${npm_config_cache:-$(npm config get cache 2>/dev/null || echo "$HOME/.npm")}"
+export npm_config_cache npm_config_update_notifier=false npm_config_fund=false
+
+mkdir -p "$tmp/home" "$tmp/run"
+chmod 700 "$tmp/run"
+export HOME="$tmp/home" XDG_RUNTIME_DIR="$tmp/run" XDG_CONFIG_HOME="$tmp/home/.config" \
+	XDG_DATA_HOME="$tmp/home/.local/share" XDG_STATE_HOME="$tmp/home/.local/state" \
+	XDG_CACHE_HOME="$tmp/home/.cache"
+if command -v bash >/dev/null 2>&1; then
+	SHELL=$(command -v bash) # the shell ttymux integrates for exact exit codes
+	export SHELL
+fi
+
+pkg="${INSPECTOR_PKG:-@modelcontextprotocol/inspector}"
+limit=()
+if command -v timeout >/dev/null 2>&1; then
+	limit=(timeout "${INSPECTOR_TIMEOUT:-300}")
+fi
+
+# inspector NAME ARGS... runs one Inspector CLI call against the built server;
+# its JSON result goes to $tmp/NAME.json.
+inspector() {
+	local name=$1
+	shift
+	echo "== inspector --cli ttymux $*"
+	if ! "${limit[@]}" npx -y "$pkg" --cli "$bin/ttymux" "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
+		cat "$tmp/$name.json" "$tmp/$name.err" >&2
+		fail "the MCP Inspector ($pkg) failed on: $*"
+	fi
+}
+
+# field NAME PATH prints a dotted PATH (structuredContent.output) of
+# $tmp/NAME.json: strings as they are, anything else as JSON, nothing when
+# absent. A file that is not JSON fails the check.
+field() {
+	node -e '
+		const fs = require("fs");
+		let v;
+		try { v = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); }
+		catch (e) { console.error("not JSON: " + e.message); process.exit(3); }
+		for (const k of process.argv[2].split(".")) v = v == null ? undefined : v[k];
+		if (v !== undefined) process.stdout.write(typeof v === "string" ? v : JSON.stringify(v));
+	' "$tmp/$1.json" "$2" || { cat "$tmp/$1.json" >&2; fail "$1: the Inspector did not print a JSON result"; }
+}
+
+# ok NAME fails unless the tools/call result NAME is a success.
+ok() {
+	if [ "$(field "$1" isError)" = true ]; then
+		cat "$tmp/$1.json" >&2
+		fail "$1: the tool call returned an error result"
+	fi
+}
+
+inspector tools-list --method tools/list
+names=$(field tools-list tools | node -e '
+	const tools = JSON.parse(require("fs").readFileSync(0, "utf8") || "[]");
+	console.log(tools.map((t) => t.name).sort().join(" "));')
+for want in open_local open_ssh open_serial send read resize list attach detach close serial_ports; do
+	case " $names " in
+	*" $want "*) ;;
+	*) fail "tools/list: tool $want is missing (got: $names)" ;;
+	esac
+done
+echo "   tools: $names"
+
+inspector open_local --method tools/call --tool-name open_local
+ok open_local
+sid=$(field open_local structuredContent.session_id)
+[ -n "$sid" ] || { cat "$tmp/open_local.json" >&2; fail "open_local: no session_id in the result"; }
+echo "   session $sid, state $(field open_local structuredContent.state), persistent $(field open_local structuredContent.persistent)"
+
+inspector send --method tools/call --tool-name send --tool-arg "session_id=$sid" --tool-arg "text=echo inspector-ok"
+ok send
+out=$(field send structuredContent.output)
+complete=$(field send structuredContent.complete)
+case "$out" in
+*inspector-ok*) ;;
+*) cat "$tmp/send.json" >&2; fail "send: the output does not contain inspector-ok (got: $out)" ;;
+esac
+[ "$complete" = true ] || { cat "$tmp/send.json" >&2; fail "send: complete is $complete, want true"; }
+echo "   output $out, complete $complete via $(field send structuredContent.via), exit_code $(field send structuredContent.exit_code)"
+
+inspector close --method tools/call --tool-name close --tool-arg "session_id=$sid"
+ok close
+[ "$(field close structuredContent.closed)" = true ] || { cat "$tmp/close.json" >&2; fail "close: closed is not true"; }
+echo "   closed $sid"
+
+echo "inspector-check: ok (MCP Inspector $pkg: tools/list, open_local, send, close)"

@@ -1,0 +1,15 @@
+package session_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the run if a goroutine outlives the tests (STYLE.md 5:
+// whoever starts a goroutine waits for it). goleak retries for a while,
+// since a goroutine may still be finishing after the Wait that released
+// its owner; it already ignores the runtime's own and os/signal's.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}

@@ -1,0 +1,444 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/pkg/sftp"
+	"golang.org/x/crypto/ssh"
+)
+
+// AgentsDir is where install.sh puts the cross-built agents that ttymux
+// uploads to remote hosts, one per target: <dir>/<goos>-<arch>/ttymux-agent
+// ($XDG_DATA_HOME/ttymux/agents, by default ~/.local/share/ttymux/agents).
+func AgentsDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "ttymux", "agents")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "ttymux", "agents")
+	}
+	return filepath.Join(os.TempDir(), "ttymux-agents")
+}
+
+// Targets are the hosts install.sh cross-builds the agent for, as named in
+// AgentsDir: GOOS-GOARCH, with armv7 for GOARCH=arm GOARM=7.
+var Targets = []string{
+	"linux-amd64", "linux-arm64", "linux-armv7", "linux-386", "linux-riscv64", "linux-mipsle",
+	"darwin-amd64", "darwin-arm64", "freebsd-amd64",
+}
+
+// hostTarget maps `uname -sm` (and, for MIPS, the ELF data byte of
+// /bin/sh: 01 little-endian, 02 big-endian) to a target name.
+func hostTarget(uname, elf string) (string, error) {
+	f := strings.Fields(uname)
+	if len(f) < 2 {
+		return "", fmt.Errorf("cannot tell the host's system from `uname -sm` = %q", uname)
+	}
+	osName, machine := strings.ToLower(f[0]), f[len(f)-1]
+	var arch string
+	switch machine {
+	case "x86_64", "amd64":
+		arch = "amd64"
+	case "aarch64", "arm64", "aarch64_be":
+		arch = "arm64"
+	case "armv7l", "armv7", "armv8l":
+		arch = "armv7"
+	case "i386", "i486", "i586", "i686", "x86":
+		arch = "386"
+	case "riscv64":
+		arch = "riscv64"
+	case "mips", "mipsel", "mipsle":
+		arch = "mipsle"
+		if strings.TrimSpace(elf) == "02" {
+			arch = "mips"
+		}
+	default:
+		arch = machine
+	}
+	return osName + "-" + arch, nil
+}
+
+// localTarget names the machine ttymux runs on, as hostTarget would.
+func localTarget() string {
+	arch := runtime.GOARCH
+	if arch == "arm" {
+		arch = "armv7"
+	}
+	return runtime.GOOS + "-" + arch
+}
+
+// agentFor finds the agent binary to upload for target.
+func (r *Remote) agentFor(target, uname string) (string, error) {
+	dir := r.Agents
+	if dir == "" {
+		dir = AgentsDir()
+	}
+	p := filepath.Join(dir, target, "ttymux-agent")
+	if isExecutable(p) {
+		return p, nil
+	}
+	if target == localTarget() {
+		// The host runs what this machine runs: the agent installed next
+		// to ttymux will do.
+		c := Client{AgentPath: r.LocalAgent}
+		if lp, err := c.agentPath(); err == nil {
+			return lp, nil
+		}
+	}
+	goos, arch, _ := strings.Cut(target, "-")
+	env := "GOOS=" + goos + " GOARCH=" + arch
+	if arch == "armv7" {
+		env = "GOOS=" + goos + " GOARCH=arm GOARM=7"
+	}
+	known := false
+	for _, t := range Targets {
+		known = known || t == target
+	}
+	if !known {
+		return "", fmt.Errorf("%w: host %s reports %q (%s), a system ttymux builds no agent for (it builds %s); use open_ssh without persistent there",
+			ErrAgentNotFound, r.Host, uname, target, strings.Join(Targets, ", "))
+	}
+	return "", fmt.Errorf("%w for %s (host %s reports %q): looked for %s; build it with ./install.sh (which cross-builds every target), or: CGO_ENABLED=0 %s go build -trimpath -ldflags '-s -w' -o %s ./cmd/ttymux-agent",
+		ErrAgentNotFound, target, r.Host, uname, p, env, p)
+}
+
+// probe is what one remote command learns about the host.
+type probe struct {
+	uname  string
+	elf    string
+	dir    string // absolute install directory for this version
+	socket string // absolute socket path
+	sum    string // sha256 of the installed agent, "" when absent
+	noSum  bool   // the host has no sha256 tool
+	// started: the probe found the expected agent and started it.
+	started bool
+	// target names the host's system (hostTarget).
+	target string
+}
+
+func (p probe) agent() string { return p.dir + "/ttymux-agent" }
+
+// shq quotes s for a POSIX shell.
+func shq(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shPath renders a remote path for a shell command line: a leading "~/"
+// becomes "$HOME"/, the rest is quoted.
+func shPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return `"$HOME"/` + shq(rest)
+	}
+	return shq(p)
+}
+
+// sumCmd prints the sha256 of the file in shell variable $1's place, with
+// whichever tool the host has.
+const sumFunc = `ttymux_sum() { { sha256sum "$1" || shasum -a 256 "$1" || openssl dgst -sha256 -r "$1"; } 2>/dev/null | cut -c1-64; }; `
+
+// probeScript returns the one command that describes the host and prepares
+// the install directory. When the installed agent's sha256 is want (the
+// agent this client would upload for the host it expects), it also starts
+// it, saving a round trip.
+func (r *Remote) probeScript(want string) string {
+	dir := r.Dir
+	if dir == "" {
+		dir = "~/.cache/ttymux/agent"
+	}
+	sock := `/tmp/ttymux-$(id -u)`
+	if r.SocketDir != "" {
+		sock = shPath(r.SocketDir)
+	}
+	start := ""
+	if want != "" {
+		start = `[ "$h" = ` + shq(want) + ` ] && "$d/ttymux-agent" serve --detach --socket "$s/agent-v` + protocolVersion() + `.sock" >/dev/null && echo started=1; `
+	}
+	return "umask 077; " + sumFunc +
+		`d=` + shPath(path.Join(dir, r.versionDir())) + `; s=` + sock + `; ` +
+		`mkdir -p "$d" && cd "$d" && d=$(pwd -P) || exit 1; ` +
+		`echo "uname=$(uname -sm)"; echo "dir=$d"; echo "socket=$s/agent-v` + protocolVersion() + `.sock"; ` +
+		`case $(uname -m) in mips*) echo "elf=$(od -An -tx1 -j5 -N1 /bin/sh 2>/dev/null)";; esac; ` +
+		`command -v sha256sum >/dev/null 2>&1 || command -v shasum >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 || echo nosum=1; ` +
+		`h=; [ -f "$d/ttymux-agent" ] && h=$(ttymux_sum "$d/ttymux-agent") && echo "sum=$h"; ` + start + `exit 0`
+}
+
+func parseProbe(out string) (probe, error) {
+	var p probe
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "uname":
+			p.uname = v
+		case "elf":
+			p.elf = v
+		case "dir":
+			p.dir = v
+		case "socket":
+			p.socket = v
+		case "sum":
+			p.sum = v
+		case "nosum":
+			p.noSum = true
+		case "started":
+			p.started = true
+		}
+	}
+	if p.uname == "" || p.dir == "" || p.socket == "" {
+		return p, fmt.Errorf("unexpected answer from the host's shell: %q", truncate(out, 300))
+	}
+	return p, nil
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// fileSum returns the hex sha256 of a local file and its contents.
+func fileSum(p string) (string, []byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", nil, err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), b, nil
+}
+
+// RemoteError is a command on the remote host that failed.
+type RemoteError struct {
+	Host   string
+	Step   string // "probe", "upload", "verify", "start"
+	Err    error
+	Stderr string
+}
+
+func (e *RemoteError) Error() string {
+	s := fmt.Sprintf("agent deploy on %s: %s: %v", e.Host, e.Step, e.Err)
+	if e.Stderr != "" {
+		s += ": " + truncate(e.Stderr, 500)
+	}
+	return s
+}
+
+func (e *RemoteError) Unwrap() error { return e.Err }
+
+// ErrChecksum means the uploaded agent did not arrive intact; it was
+// removed and never run.
+var ErrChecksum = errors.New("uploaded agent failed its checksum")
+
+// run runs cmd on the host, feeding stdin, and returns its output. ctx
+// bounds it.
+func run(ctx context.Context, c *ssh.Client, cmd string, stdin io.Reader) (string, string, error) {
+	s, err := c.NewSession()
+	if err != nil {
+		return "", "", err
+	}
+	defer s.Close()
+	var out, errb bytes.Buffer
+	s.Stdout, s.Stderr, s.Stdin = &out, &errb, stdin
+	done := make(chan error, 1)
+	go func() { done <- s.Run(cmd) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = s.Close() // wakes Run
+		<-done
+		err = ctx.Err()
+	}
+	return out.String(), errb.String(), err
+}
+
+// deploy makes sure this version's agent is installed on the host and
+// running, and returns where its socket is.
+func (r *Remote) deploy(ctx context.Context, c *ssh.Client) (probe, error) {
+	// Expect the host to be what it was last time (or this machine's
+	// system): if that agent is installed, the probe starts it.
+	want := ""
+	guess := r.lastTarget
+	if guess == "" {
+		guess = localTarget()
+	}
+	if local, err := r.agentFor(guess, ""); err == nil {
+		want, _, _ = fileSum(local)
+	}
+	out, stderr, err := run(ctx, c, r.probeScript(want), nil)
+	if err != nil {
+		return probe{}, &RemoteError{Host: r.Host, Step: "probe", Err: err, Stderr: stderr}
+	}
+	p, err := parseProbe(out)
+	if err != nil {
+		return p, &RemoteError{Host: r.Host, Step: "probe", Err: err, Stderr: stderr}
+	}
+	target, err := hostTarget(p.uname, p.elf)
+	if err != nil {
+		return p, &RemoteError{Host: r.Host, Step: "probe", Err: err}
+	}
+	p.target = target
+	local, err := r.agentFor(target, p.uname)
+	if err != nil {
+		return p, err
+	}
+	sum, data, err := fileSum(local)
+	if err != nil {
+		return p, fmt.Errorf("read the agent to upload: %w", err)
+	}
+	if p.started && p.sum == sum {
+		return p, nil
+	}
+	start := shq(p.agent()) + " serve --detach --socket " + shq(p.socket)
+	if p.sum != sum {
+		if p.noSum {
+			return p, &RemoteError{Host: r.Host, Step: "verify", Err: errors.New("the host has none of sha256sum, shasum or openssl, so an uploaded agent cannot be verified; install one of them (coreutils or busybox provide sha256sum), or use open_ssh without persistent")}
+		}
+		tmp := p.dir + "/.ttymux-agent." + randomHex() + ".tmp"
+		method, err := r.upload(ctx, c, tmp, data)
+		if err != nil {
+			_, _, _ = run(context.WithoutCancel(ctx), c, "rm -f "+shq(tmp), nil)
+			return p, &RemoteError{Host: r.Host, Step: "upload", Err: err}
+		}
+		r.logger().Info("uploaded ttymux agent", "host", r.Host, "target", target, "bytes", len(data), "via", method)
+		// Verify, install and start in one round trip; a corrupted
+		// upload is removed and never runs.
+		start = sumFunc + `t=` + shq(tmp) + `; if [ "$(ttymux_sum "$t")" != ` + shq(sum) + ` ]; then rm -f "$t"; echo ttymux-checksum-mismatch >&2; exit 86; fi; ` +
+			`chmod 700 "$t" && mv -f "$t" ` + shq(p.agent()) + ` && ` + start
+	}
+	_, stderr, err = run(ctx, c, start, nil)
+	if err != nil {
+		var ee *ssh.ExitError
+		if errors.As(err, &ee) && ee.ExitStatus() == 86 {
+			return p, &RemoteError{Host: r.Host, Step: "verify", Err: fmt.Errorf("%w (sha256 differs from %s); it was removed and not run: the link may be corrupting data, try again", ErrChecksum, local)}
+		}
+		return p, &RemoteError{Host: r.Host, Step: "start", Err: err, Stderr: stderr}
+	}
+	return p, nil
+}
+
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// upload writes data to the remote path tmp: over SFTP, else the legacy
+// scp sink, else `cat >`. It reports which one worked.
+func (r *Remote) upload(ctx context.Context, c *ssh.Client, tmp string, data []byte) (string, error) {
+	if r.uploadHook != nil {
+		data = r.uploadHook(data)
+	}
+	var errs []error
+	if !r.noSFTP {
+		err := uploadSFTP(c, tmp, data)
+		if err == nil {
+			return "sftp", nil
+		}
+		errs = append(errs, fmt.Errorf("sftp: %w", err))
+	}
+	if !r.noSCP {
+		err := uploadSCP(ctx, c, tmp, data)
+		if err == nil {
+			return "scp", nil
+		}
+		errs = append(errs, fmt.Errorf("scp: %w", err))
+	}
+	if _, stderr, err := run(ctx, c, "cat > "+shq(tmp), bytes.NewReader(data)); err == nil {
+		return "cat", nil
+	} else {
+		errs = append(errs, fmt.Errorf("cat: %w %s", err, truncate(stderr, 200)))
+	}
+	return "", errors.Join(errs...)
+}
+
+func uploadSFTP(c *ssh.Client, tmp string, data []byte) error {
+	sc, err := sftp.NewClient(c, sftp.UseConcurrentWrites(true))
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	f, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	if err != nil {
+		return err
+	}
+	if _, err := f.ReadFrom(bytes.NewReader(data)); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// uploadSCP speaks the sink side of the legacy scp protocol: `scp -t DIR`
+// reads "C<mode> <size> <name>\n", the bytes and a NUL, acknowledging each
+// step with a NUL byte.
+func uploadSCP(ctx context.Context, c *ssh.Client, tmp string, data []byte) error {
+	s, err := c.NewSession()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	stop := context.AfterFunc(ctx, func() { _ = s.Close() })
+	defer stop()
+	w, err := s.StdinPipe()
+	if err != nil {
+		return err
+	}
+	rd, err := s.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	s.Stderr = &stderr
+	if err := s.Start("scp -t " + shq(path.Dir(tmp))); err != nil {
+		return err
+	}
+	br := bufio.NewReader(rd)
+	ack := func() error {
+		b, err := br.ReadByte()
+		if err != nil {
+			return fmt.Errorf("%w %s", err, truncate(stderr.String(), 200))
+		}
+		if b != 0 {
+			msg, _ := br.ReadString('\n')
+			return fmt.Errorf("scp sink refused: %s", strings.TrimSpace(msg))
+		}
+		return nil
+	}
+	if err := ack(); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "C0600 %d %s\n", len(data), path.Base(tmp)); err != nil {
+		return err
+	}
+	if err := ack(); err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		return err
+	}
+	if _, err := w.Write([]byte{0}); err != nil {
+		return err
+	}
+	if err := ack(); err != nil {
+		return err
+	}
+	_ = w.Close()
+	return s.Wait()
+}

@@ -1,0 +1,443 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// SSHLink is the share of an SSH connection a Remote uses: the client to
+// run commands on, upload over and reach the agent's socket through. The
+// connection is shared with other users and kept open until Release.
+type SSHLink interface {
+	Client() *ssh.Client
+	Release()
+}
+
+// Remote keeps sessions in a ttymux agent on a remote host, reached over
+// SSH. It implements transport.Keeper. On first use it deploys the agent:
+// it asks the host what it is and whether this version's agent is already
+// installed (its sha256 compared with the local copy); if not, it uploads
+// the matching cross-built agent (SFTP, else the legacy scp sink, else
+// `cat >`) to a temporary name, verifies its checksum on the host, renames
+// it into place and starts it detached. It reaches the agent's socket
+// through the SSH connection (direct-streamlocal), or through
+// `ttymux-agent bridge` over an exec channel where the server forbids
+// stream-local forwarding.
+//
+// The Conns it returns re-attach on their own when the link drops
+// (*Resilient), so output produced while disconnected arrives exactly
+// once, in order.
+type Remote struct {
+	// Host names the host in messages.
+	Host string
+	// Connect returns the SSH connection to the host (a pooled one).
+	Connect func(ctx context.Context) (SSHLink, error)
+	// Version names the install directory on the host (a ttymux version;
+	// only [A-Za-z0-9._+-] are kept). Empty means "dev".
+	Version string
+	// Agents is the local directory of cross-built agents; empty means
+	// AgentsDir().
+	Agents string
+	// LocalAgent is the ttymux-agent used for a host of this machine's
+	// system when Agents has none; empty means next to this program.
+	LocalAgent string
+	// Dir is the install directory on the host; empty means
+	// ~/.cache/ttymux/agent. The agent goes to Dir/<version>/ttymux-agent.
+	Dir string
+	// SocketDir is the agent's socket directory on the host; empty means
+	// /tmp/ttymux-<uid>.
+	SocketDir string
+	// CacheDir, when set, keeps where the host's agent was found, so that
+	// the next server (after a restart) reaches it without asking the host
+	// first; a stale entry costs one failed attempt.
+	CacheDir string
+	// GiveUp bounds how long a Conn tries to re-attach after the link
+	// dropped; 0 means until it is closed.
+	GiveUp time.Duration
+	// Logger receives deploy and reconnect events; nil discards them.
+	Logger *slog.Logger
+
+	// Test hooks.
+	uploadHook    func([]byte) []byte
+	noSFTP, noSCP bool
+
+	mu         sync.Mutex // protects the following
+	deployed   *probe     // where the agent is, once deployed this run
+	bridge     bool       // stream-local forwarding was refused: use the bridge
+	lastTarget string     // the host's system, as last seen
+	cached     bool       // deployed came from CacheDir, not from the host
+	client     Client
+}
+
+var _ transport.Keeper = (*Remote)(nil)
+
+func (r *Remote) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+var versionRe = regexp.MustCompile(`[^A-Za-z0-9._+-]+`)
+
+func (r *Remote) versionDir() string {
+	v := versionRe.ReplaceAllString(r.Version, "")
+	if v == "" || v == "." || v == ".." {
+		return "dev"
+	}
+	return v
+}
+
+func protocolVersion() string { return strconv.Itoa(agentproto.Version) }
+
+// ensure returns the SSH link and the deployed agent's whereabouts,
+// deploying when this Remote has not yet (or redeploy is set: the agent
+// stopped answering).
+func (r *Remote) ensure(ctx context.Context, redeploy bool) (SSHLink, probe, error) {
+	l, err := r.Connect(ctx)
+	if err != nil {
+		return nil, probe{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deployed == nil && !redeploy {
+		r.loadCache()
+	}
+	if r.deployed != nil && !redeploy {
+		return l, *r.deployed, nil
+	}
+	t0 := time.Now()
+	p, err := r.deploy(ctx, l.Client())
+	if err != nil {
+		l.Release()
+		return nil, probe{}, err
+	}
+	r.deployed, r.lastTarget, r.cached = &p, p.target, false
+	r.saveCache(p)
+	r.logger().Info("ttymux agent ready", "host", r.Host, "socket", p.socket, "took", time.Since(t0).Round(time.Millisecond))
+	return l, p, nil
+}
+
+// Deploy installs and starts the agent on the host if needed. Create,
+// Attach and List do it themselves; Deploy lets a caller do it ahead.
+func (r *Remote) Deploy(ctx context.Context) error {
+	l, _, err := r.ensure(ctx, false)
+	if err != nil {
+		return err
+	}
+	l.Release()
+	return nil
+}
+
+// dial connects to the agent's socket through the SSH connection. An agent
+// that no longer answers (the host rebooted, someone stopped it) is
+// started again, once.
+func (r *Remote) dial(ctx context.Context) (net.Conn, error) {
+	for attempt := 0; ; attempt++ {
+		l, p, err := r.ensure(ctx, attempt > 0)
+		if err != nil {
+			return nil, err
+		}
+		nc, err := r.open(ctx, l, p)
+		if err == nil {
+			return nc, nil
+		}
+		l.Release()
+		r.mu.Lock()
+		cached := r.cached
+		r.mu.Unlock()
+		if attempt > 0 || ctx.Err() != nil || (!noAgent(err) && !cached) {
+			return nil, fmt.Errorf("reach the ttymux agent on %s: %w", r.Host, err)
+		}
+		r.logger().Info("remote agent does not answer; starting it", "host", r.Host, "err", err)
+	}
+}
+
+// noAgent reports whether err says nothing listens on the agent's socket.
+func noAgent(err error) bool { return errors.Is(err, errBridgeNoAgent) }
+
+var errBridgeNoAgent = errors.New("no agent answers on the socket")
+
+// open makes the byte stream to the agent over l, which it takes over.
+func (r *Remote) open(ctx context.Context, l SSHLink, p probe) (net.Conn, error) {
+	r.mu.Lock()
+	bridge := r.bridge
+	r.mu.Unlock()
+	if !bridge {
+		ch, err := l.Client().DialContext(ctx, "unix", p.socket)
+		if err == nil {
+			return newPipeConn(ch, nil, l), nil
+		}
+		var oce *ssh.OpenChannelError
+		if !errors.As(err, &oce) {
+			return nil, err
+		}
+		// sshd refuses a forbidden forwarding as it refuses a socket
+		// nobody listens on ("open failed"): the bridge tells them apart.
+		nc, berr := r.openBridge(ctx, l, p)
+		if berr != nil {
+			return nil, berr
+		}
+		r.logger().Info("stream-local forwarding refused by the server; using the exec bridge", "host", r.Host, "err", err)
+		r.mu.Lock()
+		r.bridge = true
+		if r.deployed != nil {
+			r.saveCache(*r.deployed)
+		}
+		r.mu.Unlock()
+		return nc, nil
+	}
+	return r.openBridge(ctx, l, p)
+}
+
+// openBridge runs `ttymux-agent bridge` and speaks through its stdio.
+func (r *Remote) openBridge(ctx context.Context, l SSHLink, p probe) (net.Conn, error) {
+	s, err := l.Client().NewSession()
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.StdinPipe()
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	rd, err := s.StdoutPipe()
+	if err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	if err := s.Start(shq(p.agent()) + " bridge --socket " + shq(p.socket)); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	// The agent's header comes first on success; a bridge that finds no
+	// agent exits without a byte. Peek, bounded by ctx.
+	first := make(chan error, 1)
+	br := &peekReader{r: rd}
+	go func() { first <- br.peek() }()
+	select {
+	case err := <-first:
+		if err != nil {
+			_ = s.Close()
+			if err == io.EOF {
+				return nil, errBridgeNoAgent
+			}
+			return nil, err
+		}
+	case <-ctx.Done():
+		_ = s.Close()
+		<-first
+		return nil, ctx.Err()
+	}
+	return newPipeConn(struct {
+		io.Reader
+		io.WriteCloser
+	}{br, w}, s, l), nil
+}
+
+// peekReader reads one byte ahead so a caller can tell an empty stream
+// from a live one.
+type peekReader struct {
+	r    io.Reader
+	head []byte
+}
+
+func (p *peekReader) peek() error {
+	var b [1]byte
+	n, err := io.ReadFull(p.r, b[:])
+	if n == 1 {
+		p.head = b[:]
+		return nil
+	}
+	return err
+}
+
+func (p *peekReader) Read(b []byte) (int, error) {
+	if len(p.head) > 0 {
+		n := copy(b, p.head)
+		p.head = p.head[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// pipeConn gives an SSH channel (which has no deadlines) the net.Conn
+// deadlines the agent client relies on: the client talks to one end of a
+// net.Pipe, and two goroutines copy between the other end and the channel.
+// Closing it closes the channel (and the exec session, for a bridge) and
+// releases the SSH link.
+type pipeConn struct {
+	net.Conn
+	once  sync.Once
+	close func()
+}
+
+func newPipeConn(ch io.ReadWriteCloser, session *ssh.Session, l SSHLink) *pipeConn {
+	a, b := net.Pipe()
+	readerDone, writerDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		_, _ = io.Copy(b, ch) // ends when the channel closes
+		_ = b.Close()
+	}()
+	go func() {
+		defer close(writerDone)
+		_, _ = io.Copy(ch, b) // ends when the client closes its end
+		// Closed here, after the last Write: x/crypto's channel must not
+		// be closed while a Write is in progress.
+		_ = ch.Close()
+	}()
+	pc := &pipeConn{Conn: a}
+	pc.close = func() {
+		_ = a.Close()
+		<-writerDone
+		if session != nil {
+			// The bridge exits once its stdin ends; end it if it lingers.
+			select {
+			case <-readerDone:
+			case <-time.After(2 * time.Second):
+			}
+			_ = session.Close()
+		}
+		<-readerDone
+		l.Release()
+	}
+	return pc
+}
+
+func (p *pipeConn) Close() error {
+	p.once.Do(func() { go p.close() }) // never block the caller on the link
+	return nil
+}
+
+func (r *Remote) agentClient() *Client {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.client.Dial == nil {
+		r.client = Client{Dial: r.dial, Logger: r.Logger}
+	}
+	return &r.client
+}
+
+// reattacher returns how a Resilient conn of session id re-attaches.
+func (r *Remote) reattacher(id string) reattachFunc {
+	return func(ctx context.Context, from int64) (*Conn, error) {
+		c, _, _, err := r.agentClient().attach(ctx, agentproto.Attach{ID: id, From: from})
+		return c, err
+	}
+}
+
+// Create starts a session in the host's agent (deploying it first if
+// needed). See Client.Create.
+func (r *Remote) Create(ctx context.Context, t transport.Target, meta []byte) (transport.KeptConn, transport.KeptSession, error) {
+	kc, ks, err := r.agentClient().Create(ctx, t, meta)
+	if err != nil {
+		return nil, ks, err
+	}
+	c := kc.(*Conn)
+	return newResilient(c, r.reattacher(c.id), r.GiveUp, r.logger().With("host", r.Host)), ks, nil
+}
+
+// Attach connects to a session the host's agent holds, from offset from
+// (< 0: the oldest byte held). See Client.Attach.
+func (r *Remote) Attach(ctx context.Context, id string, from int64) (transport.KeptConn, transport.KeptSession, transport.Resume, error) {
+	req := agentproto.Attach{ID: id, From: from}
+	if from < 0 {
+		req = agentproto.Attach{ID: id, FromStart: true}
+	}
+	c, ks, res, err := r.agentClient().attach(ctx, req)
+	if err != nil {
+		return nil, ks, res, err
+	}
+	return newResilient(c, r.reattacher(id), r.GiveUp, r.logger().With("host", r.Host)), ks, res, nil
+}
+
+// List describes the sessions the host's agent holds.
+func (r *Remote) List(ctx context.Context) ([]transport.KeptSession, error) {
+	return r.agentClient().List(ctx)
+}
+
+// Kill ends a session on the host.
+func (r *Remote) Kill(ctx context.Context, id string) error {
+	return r.agentClient().Kill(ctx, id)
+}
+
+// Stop asks the host's agent to exit (force: even with sessions running).
+func (r *Remote) Stop(ctx context.Context, force bool) error {
+	if err := r.agentClient().Stop(ctx, force); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.deployed = nil
+	r.mu.Unlock()
+	return nil
+}
+
+// cacheEntry is what CacheDir keeps per host and version.
+type cacheEntry struct {
+	Target string `json:"target"`
+	Dir    string `json:"dir"`
+	Socket string `json:"socket"`
+	Bridge bool   `json:"bridge,omitempty"`
+}
+
+func (r *Remote) cacheFile() string {
+	if r.CacheDir == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(r.Host + "\x00" + r.versionDir() + "\x00" + r.Dir + "\x00" + r.SocketDir))
+	return filepath.Join(r.CacheDir, hex.EncodeToString(h[:8])+".json")
+}
+
+// loadCache fills deployed from CacheDir. r.mu must be held.
+func (r *Remote) loadCache() {
+	f := r.cacheFile()
+	if f == "" {
+		return
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return
+	}
+	var e cacheEntry
+	if json.Unmarshal(b, &e) != nil || e.Dir == "" || e.Socket == "" {
+		return
+	}
+	r.deployed = &probe{dir: e.Dir, socket: e.Socket, target: e.Target}
+	r.bridge, r.lastTarget, r.cached = e.Bridge, e.Target, true
+}
+
+// saveCache records p (and whether the bridge is needed). r.mu must be
+// held. Failing to write it only costs the next server a round trip.
+func (r *Remote) saveCache(p probe) {
+	f := r.cacheFile()
+	if f == "" {
+		return
+	}
+	b, _ := json.Marshal(cacheEntry{Target: p.target, Dir: p.dir, Socket: p.socket, Bridge: r.bridge})
+	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		return
+	}
+	tmp := f + ".tmp"
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, f)
+	}
+}
