@@ -466,7 +466,7 @@ func (r *replayer) evaluateAt(c *command, off int64) verdict {
 // for short outputs; for long ones (full-screen programs) every offset near
 // the send and near the finish, and a stride elsewhere.
 func corpusSplits(at, end, finish int64) []int64 {
-	const exhaustive, window, stride = 6 << 10, 2 << 10, 7
+	const exhaustive, window, stride = 64 << 10, 2 << 10, 7
 	var out []int64
 	for i := at + 1; i <= end; i++ {
 		if end-at <= exhaustive || i-at <= window || i == end ||
@@ -1128,7 +1128,7 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 		s.mu.Unlock()
 		st := corpusStep{
 			name: ss.name, text: text, keys: ss.keys, enter: text != "" && !ss.noEnter, secret: ss.secret,
-			markID: strings.TrimPrefix(c.markEcho, "__TTYMUX_ MARK_"), typed: strings.Join(c.lines, "\n"),
+			markID: strings.TrimPrefix(c.markEcho, "__TTYMUX_ MARK_"), typed: typedText(c.lines),
 			at: c.sendOff, sent: c.sent.Sub(rc.start), complete: ss.via != "", via: ss.via, state: ss.state, finish: -1,
 		}
 		if ss.secret {
@@ -1160,6 +1160,14 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 	cf.data, cf.events = rc.data, rc.events
 	rc.mu.Unlock()
 	return cf
+}
+
+// typedText gives back the text that newCommand splits into lines.
+func typedText(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func cmpOr(s, def string) string {

@@ -333,7 +333,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
 	if waited {
 		from, to := v.anchor, v.end
-		s.fill(&r, from, to, raw)
+		s.fill(&r, from, to, raw, c)
 		s.mu.Lock()
 		if v.complete {
 			// The prompt drawn after the command is not news.
@@ -360,10 +360,24 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	return r
 }
 
-// fill renders the log range [from, to) into r.
-func (s *Session) fill(r *Result, from, to int64, raw bool) {
+// fill renders the log range [from, to) into r. c, when not nil, is the
+// command the range is the output of: what it prerendered while it ran is
+// used.
+func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
+	pre := (*prerender)(nil)
+	if c != nil && !raw && c.pre != nil && c.pre.from == from && c.pre.fed <= to {
+		pre = c.pre
+	}
 	s.mu.Lock()
-	b, gone := s.ring.AppendRange(nil, from, to)
+	var b []byte
+	var gone int64
+	if pre != nil && s.ring.Start() <= pre.fed {
+		// Only the tail is left to render; the log still holds it.
+		b, _ = s.ring.AppendRange(pre.buf[:0], pre.fed, to)
+	} else {
+		pre = nil
+		b, gone = s.ring.AppendRange(nil, from, to)
+	}
 	first := s.lines.LineAt(max(from, s.ring.Start()))
 	secrets := s.secrets
 	alt := false
@@ -393,7 +407,16 @@ func (s *Session) fill(r *Result, from, to int64, raw bool) {
 	// Session lines count raw newlines; nums maps rendered lines to them
 	// (a program that redraws with cursor-up prints more newlines than
 	// lines), so fold markers name exact session lines.
-	lines, nums := reduce.RenderNumbered(b)
+	var lines []string
+	var nums []int64
+	if pre != nil {
+		pre.r.Write(b)
+		pre.r.Flush()
+		lines, nums = pre.r.Lines()
+		c.pre = nil // flushed: it cannot take more
+	} else {
+		lines, nums = reduce.RenderNumbered(b)
+	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
@@ -568,7 +591,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		to = v.end
 	}
 	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
-	s.fill(&r, from, to, req.Raw)
+	s.fill(&r, from, to, req.Raw, nil)
 	s.mu.Lock()
 	if v.complete {
 		s.readOff = max(s.readOff, end)

@@ -18,8 +18,9 @@ import (
 // runConsole plays a minimal console on dev: it echoes what it is sent and
 // acts on a line only at '\n' (a carriage return alone does nothing), so a
 // session that forgot its line_ending "lf" gets no answer. "echo X"
-// prints X; every line ends with the prompt "# ". It stops when the device
-// is unplugged; the returned channel is closed then.
+// prints X; "ticks" prints tick-1 to tick-20 and no prompt (a program
+// still running); other lines end with the prompt "# ". It stops when the
+// device is unplugged; the returned channel is closed then.
 func runConsole(dev *serialtest.Device) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
@@ -40,7 +41,11 @@ func runConsole(dev *serialtest.Device) <-chan struct{} {
 					if arg, ok := strings.CutPrefix(string(line), "echo "); ok {
 						out = append(out, arg+"\r\n"...)
 					}
-					out = append(out, "# "...)
+					if string(line) == "ticks" {
+						out = append(out, ticks(1, 20)...)
+					} else {
+						out = append(out, "# "...)
+					}
 					line = line[:0]
 				default:
 					line = append(line, c)
@@ -53,6 +58,15 @@ func runConsole(dev *serialtest.Device) <-chan struct{} {
 		}
 	}()
 	return done
+}
+
+// ticks returns the lines tick-from to tick-to.
+func ticks(from, to int) string {
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "tick-%d\r\n", i)
+	}
+	return b.String()
 }
 
 func newSerialManager(t testing.TB, k transport.Keeper) *session.Manager {
@@ -110,28 +124,25 @@ func TestSerialPersistentRestart(t *testing.T) {
 		t.Fatalf("open: persistent %v, note %q, info %+v", s.Persistent(), s.OpenNote(), info)
 	}
 	id := s.ID()
+	if r, err := s.Read(ctx, session.ReadRequest{Wait: true, Until: "# $", Timeout: 10 * time.Second}); err != nil || !r.Complete {
+		t.Fatalf("no prompt: %+v, %v", r, err)
+	}
 	if r := send(t, s, session.SendRequest{Text: "echo one"}); !r.Complete || r.Output != "one" {
 		t.Fatalf("echo one: %+v", r)
 	}
 
+	// A program that prints and keeps running; the server goes away
+	// meanwhile, and the agent keeps the port.
 	const before, total = 20, 60
-	ticks := func(from, to int) string {
-		var b strings.Builder
-		for i := from; i <= to; i++ {
-			fmt.Fprintf(&b, "tick-%d\r\n", i)
-		}
-		return b.String()
+	r1 := send(t, s, session.SendRequest{Text: "ticks", Until: fmt.Sprintf(`tick-%d\r\n`, before), Raw: true})
+	if !r1.Complete || r1.Via != session.ViaUntil || !strings.HasSuffix(r1.Output, ticks(1, before)) {
+		t.Fatalf("ticks before restart: %+v", r1)
 	}
-	dev.Write(t, ticks(1, before))
-	r1, err := s.Read(ctx, session.ReadRequest{Wait: true, Until: fmt.Sprintf("tick-%d", before), Raw: true, Timeout: 10 * time.Second})
-	if err != nil || !r1.Complete {
-		t.Fatalf("read before restart: %+v, %v", r1, err)
-	}
-	m1.CloseAll() // the server goes away; the agent keeps the port
+	m1.CloseAll()
 
 	// The device prints while no server is attached.
 	end := agentEnd(t, k, id)
-	later := ticks(before+1, total)
+	later := ticks(before+1, total) + "# "
 	dev.Write(t, later)
 	deadline := time.Now().Add(10 * time.Second)
 	for agentEnd(t, k, id) < end+int64(len(later)) {

@@ -58,12 +58,57 @@ type command struct {
 	// Derived while waiting.
 	anchor  int64 // start of the command's output; -1 while the echo is still arriving
 	scanned int64 // until has been tried against output up to here
+	pre     *prerender
+}
+
+// A prerender renders a long command's output while the command runs, so
+// that its result does not wait for all of it to be rendered at the end.
+// It is fed only whole lines, so it never runs past where the output ends
+// (an end-of-command mark or a prompt comes after the last newline).
+type prerender struct {
+	from int64 // the command's anchor: where rendering started
+	fed  int64 // rendered up to here
+	r    reduce.Renderer
+	buf  []byte
+}
+
+// prerenderMin is how much unrendered output makes rendering ahead worth
+// it; less is rendered at the end in well under a millisecond.
+const prerenderMin = 256 << 10
+
+// prerender renders c's output that arrived since the last call, up to its
+// last complete line, once there is enough of it.
+func (s *Session) prerender(c *command) {
+	if c.anchor < 0 {
+		return
+	}
+	if c.pre == nil {
+		c.pre = &prerender{from: c.anchor, fed: c.anchor}
+	}
+	p := c.pre
+	s.mu.Lock()
+	end := s.ring.End()
+	if end-p.fed < prerenderMin || s.ring.Start() > p.fed {
+		s.mu.Unlock()
+		return
+	}
+	p.buf, _ = s.ring.AppendRange(p.buf[:0], p.fed, end)
+	s.mu.Unlock()
+	n := bytes.LastIndexByte(p.buf, '\n') + 1
+	if n == 0 {
+		return
+	}
+	p.r.Write(p.buf[:n])
+	p.fed += int64(n)
 }
 
 func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) *command {
 	var lines []string
 	if typed != "" {
-		lines = strings.Split(strings.TrimRight(typed, "\r\n"), "\n")
+		// The last newline is the Enter that ends the last line; one
+		// before it ends an empty line of its own, which a REPL waits for
+		// (a blank line ends a block) and echoes.
+		lines = strings.Split(strings.TrimSuffix(typed, "\n"), "\n")
 	}
 	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff}
 }
@@ -112,6 +157,7 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 		if v.complete {
 			return v
 		}
+		s.prerender(c)
 		last = time.Now()
 		if needPoll && poll == nil {
 			t := time.NewTicker(pollEvery)
@@ -308,7 +354,9 @@ func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
 // so the test is containment of want's head (for a partial line) or tail.
 func echoes(got, want string) bool {
 	if want == "" {
-		return true
+		// An empty line echoes as nothing but the prompt it was typed at.
+		got = strings.TrimSpace(got)
+		return got == "" || len(got) <= maxPrompt && knownPromptRe.MatchString(got)
 	}
 	if strings.Contains(got, want) {
 		return true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	agent "github.com/ttymux/ttymux/remote-agent"
@@ -89,11 +91,16 @@ func asciinemaCat(t *testing.T, path string) string {
 	cmd := exec.CommandContext(ctx, bin, "cat", path)
 	home := t.TempDir() // asciinema keeps its config under HOME
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	// asciinema cat opens /dev/tty: give it a terminal. Reading the master
+	// ends (EIO) when it exits, or is killed at the deadline.
+	master, err := pty.Start(cmd)
 	if err != nil {
-		t.Fatalf("asciinema cat %s: %v\n%s", path, err, stderr.String())
+		t.Fatalf("start asciinema cat: %v", err)
+	}
+	defer master.Close()
+	out, _ := io.ReadAll(master) // ends with EIO once asciinema has exited
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("asciinema cat %s: %v\n%s", path, err, out)
 	}
 	return string(out)
 }
@@ -123,6 +130,7 @@ func TestRecordThroughMCP(t *testing.T) {
 	send := func(args map[string]any) {
 		t.Helper()
 		args["session_id"] = id
+		r = session.Result{}
 		if res := call(t, cs, "send", args, &r); res.IsError {
 			t.Fatalf("send %v: %s", args, resultText(res))
 		}
@@ -138,10 +146,12 @@ func TestRecordThroughMCP(t *testing.T) {
 		t.Fatalf("progress bar: %+v", r)
 	}
 	send(map[string]any{"text": "read -rs X", "wait": false})
+	t.Logf("read: %+v", r)
 	send(map[string]any{"text": secret, "secret": true})
+	t.Logf("secret: %+v", r)
 	send(map[string]any{"text": `echo "got-${#X} [$X]"`})
 	if r.Output != "got-15 [********]" {
-		t.Fatalf("secret echoed: %q", r.Output)
+		t.Fatalf("secret echoed: %+v", r)
 	}
 	var l ListOut
 	call(t, cs, "list", map[string]any{}, &l)
@@ -345,15 +355,15 @@ func TestRecordPersistentRestart(t *testing.T) {
 	if !r.Complete {
 		t.Fatalf("read after restart: %+v", r)
 	}
-	call(t, cs2, "send", map[string]any{"session_id": open.ID, "text": "echo after-restart"}, &r)
-	if r.Output != "after-restart" {
+	call(t, cs2, "send", map[string]any{"session_id": open.ID, "text": "echo after-$((40+2))"}, &r)
+	if r.Output != "after-42" {
 		t.Fatalf("send after restart: %+v", r)
 	}
 	call(t, cs2, "close", map[string]any{"session_id": open.ID}, nil)
 	checkTicks(t, open.Recording, 40)
 	_, evs := readRecording(t, open.Recording)
-	if out := recOutput(evs); strings.Count(out, "after-restart\r\n") != 1 {
-		t.Fatalf("output after the restart recorded %d times:\n%q", strings.Count(out, "after-restart\r\n"), out)
+	if out := recOutput(evs); strings.Count(out, "after-42\r\n") != 1 {
+		t.Fatalf("output after the restart recorded %d times:\n%q", strings.Count(out, "after-42\r\n"), out)
 	}
 }
 
