@@ -75,7 +75,7 @@ type corpusStep struct {
 	secret bool
 	markID string // the sentinel's id for a send with mark: true
 	until  string
-	typed  string        // the typed lines, as Send gives them to newCommand
+	lines  []string      // the typed lines whose echo the verdict skips (command.lines)
 	at     int64         // output offset at the send
 	sent   time.Duration // when it was sent, since the session started
 
@@ -203,8 +203,16 @@ func (st *corpusStep) parseField(key, rest string) error {
 	switch key {
 	case "text":
 		st.text, err = strconv.Unquote(rest)
-	case "typed":
-		st.typed, err = strconv.Unquote(rest)
+	case "lines":
+		for rest != "" {
+			q, qerr := strconv.QuotedPrefix(rest)
+			if qerr != nil {
+				return qerr
+			}
+			l, _ := strconv.Unquote(q)
+			st.lines = append(st.lines, l)
+			rest = strings.TrimLeft(rest[len(q):], " ")
+		}
 	case "until":
 		st.until, err = strconv.Unquote(rest)
 	case "keys":
@@ -440,7 +448,7 @@ func (r *replayer) command(t *testing.T, st corpusStep) *command {
 			t.Fatal(err)
 		}
 	}
-	c := newCommand(st.at, r.clk.at(st.sent), st.typed, until)
+	c := newCommand(st.at, r.clk.at(st.sent), typedText(st.lines), until)
 	r.s.mu.Lock()
 	last, ok := r.s.det.last()
 	c.atPrompt = ok && last.kind != markCommand
@@ -450,6 +458,14 @@ func (r *replayer) command(t *testing.T, st corpusStep) *command {
 		c.setMark(st.markID)
 	}
 	return c
+}
+
+// typedText gives back the text that newCommand splits into lines.
+func typedText(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // evaluateAt evaluates a fresh copy of c with everything up to off fed and
@@ -549,6 +565,62 @@ func replayCorpus(t *testing.T, cf corpusFile) int {
 	return total
 }
 
+// TestCorpusRecordedTime replays each transcript as it was recorded: chunk
+// by chunk, the clock at each chunk's time, one command per step evaluated
+// as await does — when a chunk arrives and again just before the next one —
+// so that what evaluations carry from one to the next (the anchor, how far
+// until and mark have scanned) is exercised too. The first complete verdict
+// must come no earlier than the finish, and by the end of the step's output
+// it must be the expected one.
+func TestCorpusRecordedTime(t *testing.T) {
+	for _, cf := range loadCorpus(t) {
+		t.Run(cf.name, func(t *testing.T) {
+			t.Parallel()
+			r := newReplayer(t, cf)
+			for k, st := range cf.steps {
+				end := int64(len(cf.data))
+				if k+1 < len(cf.steps) {
+					end = cf.steps[k+1].at
+				}
+				r.feedTo(st.at)
+				c := r.command(t, st)
+				var v verdict
+				for ei := r.next; ei < len(cf.events) && !v.complete; ei++ {
+					ev := cf.events[ei]
+					if ev.off >= end || ev.n == 0 {
+						continue
+					}
+					r.feedTo(ev.off + int64(ev.n))
+					quiet := []time.Duration{0}
+					if ei+1 < len(cf.events) && cf.events[ei+1].off < end {
+						if gap := cf.events[ei+1].at - ev.at - time.Millisecond; gap > 0 {
+							quiet = append(quiet, gap)
+						}
+					}
+					for _, q := range quiet {
+						r.clk.set(ev.at + q)
+						if v, _, _, _ = r.s.evaluate(c); v.complete {
+							break
+						}
+					}
+					if v.complete && (!st.complete || r.fed < st.finish) {
+						t.Fatalf("step %d %q: FALSE COMPLETE with output up to %d (finish %d): %s; want %s",
+							k+1, st.name, r.fed, st.finish, describeVerdict(v), st.expect())
+					}
+				}
+				if !v.complete {
+					r.feedTo(end)
+					r.clk.set(r.last + longQuiet)
+					v, _, _, _ = r.s.evaluate(c)
+				}
+				if st.complete && !sameVerdict(v, st) || !st.complete && v.complete {
+					t.Fatalf("step %d %q: %s at the end of its output; want %s", k+1, st.name, describeVerdict(v), st.expect())
+				}
+			}
+		})
+	}
+}
+
 func sameVerdict(v verdict, st corpusStep) bool {
 	if !v.complete || v.via != st.via {
 		return false
@@ -571,7 +643,7 @@ func TestCorpusFormat(t *testing.T) {
 			t.Fatalf("%s does not round-trip", cf.name)
 		}
 		for i := range cf.steps {
-			if again.steps[i].expect() != cf.steps[i].expect() || again.steps[i].finish != cf.steps[i].finish || again.steps[i].typed != cf.steps[i].typed {
+			if again.steps[i].expect() != cf.steps[i].expect() || again.steps[i].finish != cf.steps[i].finish || !slices.Equal(again.steps[i].lines, cf.steps[i].lines) {
 				t.Fatalf("%s step %d does not round-trip", cf.name, i+1)
 			}
 		}
@@ -614,7 +686,14 @@ func formatCorpus(cf corpusFile, about []string) string {
 		if st.until != "" {
 			fmt.Fprintf(&b, "\tuntil %s\n", strconv.Quote(st.until))
 		}
-		fmt.Fprintf(&b, "\ttyped %s\n\tat %d\n\tsent %.3f\n\texpect %s\n", strconv.Quote(st.typed), st.at, st.sent.Seconds(), st.expect())
+		if len(st.lines) > 0 {
+			b.WriteString("\tlines")
+			for _, l := range st.lines {
+				b.WriteString(" " + strconv.Quote(l))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "\tat %d\n\tsent %.3f\n\texpect %s\n", st.at, st.sent.Seconds(), st.expect())
 		if st.complete {
 			fmt.Fprintf(&b, "\tfinish %d\n", st.finish)
 		}
@@ -699,12 +778,13 @@ type scriptStep struct {
 	mark      bool
 	secret    bool
 	integrate bool
+	until     string
 
 	// The expected verdict: via "" means never complete, in state.
 	via    string
 	exit   string // "" when the verdict has no exit code
 	state  string
-	prompt string // via prompt: a regexp the line at the cursor matches when finished
+	prompt string // via prompt: a regexp the line at the cursor matches when finished (via until: once the command ended)
 
 	settle  string        // a regexp the screen shows once the step has settled
 	timeout time.Duration // for the live send; default 15 s (1.5 s when waiting)
@@ -736,6 +816,7 @@ func corpusScripts() []corpusScript {
 				{name: "integrate on demand", integrate: true, via: ViaExitCode, exit: "0"},
 				{name: "exit code after integrate", text: "(exit 3)", via: ViaExitCode, exit: "3"},
 				{name: "quiet command integrated", text: "sleep 1; echo x", via: ViaExitCode, exit: "0"},
+				{name: "until, its text in the echo", text: "sleep 1; echo until-marker; sleep 1", until: "until-marker", via: ViaUntil, prompt: remotePrompt},
 				{name: "python3 over ssh", text: "python3 -q", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "print", text: "print(6*7)", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "exit python", text: "exit()", via: ViaExitCode, exit: "0"},
@@ -817,6 +898,7 @@ exec unshare --uts --fork "$(dirname "$0")/container-shell" "$3"
 				{name: "block", text: "for i in range(3):\n    print(i)\n", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "exception", text: "1/0", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "quiet statement", text: "import time; time.sleep(1); print('x')", via: ViaPrompt, prompt: `^>>>$`},
+				{name: "until, its text in the echo", text: "time.sleep(0.5); print('until-marker'); time.sleep(1)", until: "until-marker", via: ViaUntil, prompt: `^>>>$`},
 				{name: "input", text: "input('name? ')", state: "repl", settle: `name\? *$`},
 				{name: "answer input", text: "bob", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "long sleep", text: "time.sleep(30)", state: "repl", timeout: time.Second},
@@ -1119,7 +1201,7 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 			}
 		}
 		res, err := s.Send(ctx, SendRequest{Text: text, Keys: ss.keys, Enter: !ss.noEnter, Mark: ss.mark, Secret: ss.secret,
-			Integrate: ss.integrate, Wait: true, Timeout: timeout})
+			Integrate: ss.integrate, Until: ss.until, Wait: true, Timeout: timeout})
 		if err != nil {
 			t.Fatalf("step %d %q: %v", k+1, ss.name, err)
 		}
@@ -1127,8 +1209,8 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 		c := s.cmd
 		s.mu.Unlock()
 		st := corpusStep{
-			name: ss.name, text: text, keys: ss.keys, enter: text != "" && !ss.noEnter, secret: ss.secret,
-			markID: strings.TrimPrefix(c.markEcho, "__TTYMUX_ MARK_"), typed: typedText(c.lines),
+			name: ss.name, text: text, keys: ss.keys, enter: text != "" && !ss.noEnter, secret: ss.secret, until: ss.until,
+			markID: strings.TrimPrefix(c.markEcho, "__TTYMUX_ MARK_"), lines: c.lines,
 			at: c.sendOff, sent: c.sent.Sub(rc.start), complete: ss.via != "", via: ss.via, state: ss.state, finish: -1,
 		}
 		if ss.secret {
@@ -1160,14 +1242,6 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 	cf.data, cf.events = rc.data, rc.events
 	rc.mu.Unlock()
 	return cf
-}
-
-// typedText gives back the text that newCommand splits into lines.
-func typedText(lines []string) string {
-	if len(lines) == 0 {
-		return ""
-	}
-	return strings.Join(lines, "\n") + "\n"
 }
 
 func cmpOr(s, def string) string {
@@ -1203,6 +1277,9 @@ func waitSettled(t *testing.T, s *Session, rc *recordingConn, c *command, ss scr
 		_, done := s.det.firstAfter(markDone, c.sendOff)
 		s.mu.Unlock()
 		switch ss.via {
+		case ViaUntil:
+			// The command goes on after the match: let it end (its prompt).
+			return untilFinish(ss.until, b) >= 0 && (promptRe == nil || promptRe.MatchString(cursorLine(b)))
 		case ViaExitCode:
 			return done
 		case ViaMark:
@@ -1233,6 +1310,23 @@ func waitSettled(t *testing.T, s *Session, rc *recordingConn, c *command, ss scr
 		}
 		time.Sleep(q)
 	}
+}
+
+// untilFinish returns the length of the shortest prefix of out (a
+// one-line command's output, its echo first) whose rendered text after the
+// echo line matches pattern, or -1.
+func untilFinish(pattern string, out []byte) int {
+	nl := bytes.IndexByte(out, '\n')
+	if nl < 0 {
+		return -1
+	}
+	re := regexp.MustCompile(pattern)
+	for j := nl + 1; j <= len(out); j++ {
+		if re.MatchString(strings.Join(reduce.Render(out[nl+1:j]), "\n")) {
+			return j
+		}
+	}
+	return -1
 }
 
 func markLineRe(markEcho string) *regexp.Regexp {
@@ -1275,6 +1369,10 @@ func findFinish(t *testing.T, nonce string, data []byte, c *command, ss scriptSt
 	case ViaMark:
 		if loc := markLineRe(c.markEcho).FindIndex(data[at:]); loc != nil {
 			return at + int64(loc[1])
+		}
+	case ViaUntil:
+		if j := untilFinish(ss.until, data[at:]); j >= 0 {
+			return at + int64(j)
 		}
 	case ViaPrompt:
 		end := int64(len(data))

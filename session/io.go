@@ -349,7 +349,14 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	}
 	st := s.classify()
 	r.State, r.Foreground = st.state, st.foreground
-	if v.complete && (v.via == ViaExitCode || v.via == ViaShell) {
+	switch {
+	case v.complete && (v.via == ViaExitCode || v.via == ViaShell):
+		// The shell is back; a foreground name the agent has not yet
+		// updated would be stale.
+		r.State, r.Foreground = "prompt", ""
+	case v.complete && v.via == ViaPrompt && r.State == "running":
+		// A shell typed into the session (ssh, docker exec) is back at
+		// its prompt; the local foreground is that shell's client.
 		r.State = "prompt"
 	}
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()

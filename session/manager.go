@@ -738,6 +738,7 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 			ID: id, Name: md.Name, Transport: tr, Command: command, State: "detached",
 			Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
 			Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
+			Recording: md.RecPath, RecordingNote: md.RecNote,
 		}
 		if ks.Exited {
 			in.State = "exited"

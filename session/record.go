@@ -64,7 +64,8 @@ type recEvent struct {
 
 // A recorder writes one session's asciicast v2 recording. Its methods are
 // safe for concurrent use and never block on the disk, except close, which
-// waits for the last write. A nil *recorder records nothing.
+// waits for the last write (at most closeWait). A nil *recorder records
+// nothing.
 type recorder struct {
 	path    string
 	log     *slog.Logger
@@ -87,8 +88,8 @@ type recorder struct {
 	closed  bool
 	running bool // the writer goroutine was started
 
-	// The writer's own state: touched only by the writer goroutine (or by
-	// close once it has ended).
+	// The writer's own state: touched only by the writer goroutine, or by
+	// close when no writer was started.
 	f     *os.File
 	carry []byte // output held back: an incomplete UTF-8 sequence, or a possible start of a secret
 	out   []byte // encoded lines
@@ -98,7 +99,7 @@ type recorder struct {
 	kick   chan struct{} // data is pending
 	urgent chan struct{} // much data is pending
 	done   chan struct{} // closed by close
-	wg     sync.WaitGroup
+	exited chan struct{} // closed by the writer goroutine when it ends
 }
 
 // recordOptions describe a new recording.
@@ -106,7 +107,8 @@ type recordOptions struct {
 	path   string // explicit path; empty means a new file in dir
 	dir    string
 	id     string
-	size   struct{ rows, cols int }
+	rows   int
+	cols   int
 	env    map[string]string
 	title  string
 	log    *slog.Logger
@@ -130,7 +132,7 @@ func newRecorder(o recordOptions) (*recorder, error) {
 	r.f, r.start = f, o.now
 	r.fedOff, r.skipTo, r.doneOff = o.fedOff, o.fedOff, o.fedOff
 	hdr, _ := json.Marshal(castHeader{ // plain fields: cannot fail
-		Version: 2, Width: o.size.cols, Height: o.size.rows, Timestamp: o.now.Unix(),
+		Version: 2, Width: o.cols, Height: o.rows, Timestamp: o.now.Unix(),
 		Env: o.env, Title: o.title,
 	})
 	hdr = append(hdr, '\n')
@@ -148,7 +150,8 @@ func newRecorderState(path string, log *slog.Logger) *recorder {
 	}
 	return &recorder{
 		path: path, log: log, start: time.Now(),
-		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
+		done: make(chan struct{}), exited: make(chan struct{}),
 	}
 }
 
@@ -178,7 +181,14 @@ func createCast(o recordOptions) (*os.File, string, error) {
 	if err := os.Chmod(o.dir, 0o700); err != nil {
 		return nil, "", fmt.Errorf("create the recordings directory: %w", err)
 	}
-	base := o.id + "-" + o.now.UTC().Format("20060102T150405Z")
+	// A remote session's id is host/s1: keep file names flat and plain.
+	id := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, o.id)
+	base := id + "-" + o.now.UTC().Format("20060102T150405Z")
 	for i := 1; ; i++ {
 		name := base + ".cast"
 		if i > 1 {
@@ -229,17 +239,21 @@ func resumeRecorder(path string, off, size, from int64, log *slog.Logger) *recor
 	case size > 0 && fsize > size:
 		// Written after the progress was stored (the server stopped or was
 		// killed between the two): the replay writes it again.
-		if err := f.Truncate(size); err != nil {
+		r.log.Info("recording cut back to the progress stored with the agent", "path", path, "bytes", fsize-size)
+		if err := f.Truncate(size); err == nil {
+			hdrTime, last, fsize, err = castState(f) // the last event's time changed
+		}
+		if err != nil {
 			_ = f.Close() // giving up on it
-			r.stop(fmt.Sprintf("recording not resumed after the restart: %v", err))
+			r.stop(fmt.Sprintf("recording not resumed after the restart: %s: %v", path, err))
 			return r
 		}
-		fsize = size
 	case fsize < size:
 		r.log.Warn("recording is shorter than recorded; appending", "path", path, "size", fsize, "want", size)
 	}
 	r.f, r.size = f, fsize
 	r.base = max(last, time.Since(hdrTime))
+	r.log.Info("recording resumed", "path", path, "from", off, "size", fsize)
 	return r
 }
 
@@ -305,7 +319,7 @@ func castState(f *os.File) (time.Time, time.Duration, int64, error) {
 // run is the writer goroutine: it writes pending events at most flushEvery
 // after they arrive, at once when many are pending, and the rest at close.
 func (r *recorder) run() {
-	defer r.wg.Done()
+	defer close(r.exited)
 	t := time.NewTimer(flushEvery)
 	t.Stop()
 	for {
@@ -316,6 +330,7 @@ func (r *recorder) run() {
 			urgent = true
 		case <-r.done:
 			r.flush(true)
+			r.closeFile()
 			return
 		}
 		if !urgent {
@@ -327,6 +342,7 @@ func (r *recorder) run() {
 			case <-r.done:
 				t.Stop()
 				r.flush(true)
+				r.closeFile()
 				return
 			}
 		}
@@ -336,7 +352,7 @@ func (r *recorder) run() {
 	}
 }
 
-// start starts the writer; onFlush, if set, is called after each periodic
+// startWriter starts the writer goroutine; onFlush, if set, is called after each periodic
 // write, so that a kept session can store how far the file goes.
 func (r *recorder) startWriter(onFlush func()) {
 	if r == nil {
@@ -348,11 +364,10 @@ func (r *recorder) startWriter(onFlush func()) {
 		return
 	}
 	r.onFlush, r.running = onFlush, true
-	r.wg.Add(1)
 	go r.run()
 }
 
-// now returns the time of an event happening now. r.mu must be held.
+// nowLocked returns the time of an event happening now. r.mu must be held.
 func (r *recorder) nowLocked() time.Duration { return r.base + time.Since(r.start) }
 
 // output records a chunk of the session's output; p is copied.
@@ -386,8 +401,9 @@ func (r *recorder) skip(n int64) {
 		r.mu.Unlock()
 		return
 	}
-	r.log.Warn("output lost before it was recorded", "path", r.path, "bytes", n)
-	r.appendLocked(recEvent{kind: 'g', off: off, lost: n}, nil)
+	off = max(off, r.skipTo)
+	r.log.Warn("output lost before it was recorded", "path", r.path, "bytes", r.fedOff-off)
+	r.appendLocked(recEvent{kind: 'g', off: off, lost: r.fedOff - off}, nil)
 }
 
 // input records what was typed (never call it with a secret).
@@ -571,7 +587,8 @@ func (r *recorder) stop(note string) {
 	r.log.Warn("recording stopped", "path", r.path, "note", note)
 }
 
-// close writes what is pending and closes the file. It is idempotent.
+// close writes what is pending and closes the file. It is idempotent, and
+// returns within closeWait even when the disk does not answer.
 func (r *recorder) close() {
 	if r == nil {
 		return
@@ -584,16 +601,32 @@ func (r *recorder) close() {
 	r.closed = true
 	running := r.running
 	r.mu.Unlock()
-	if running {
-		close(r.done)
-		r.wg.Wait()
-	} else {
+	if !running {
 		r.flush(true)
+		r.closeFile()
+		return
 	}
-	if r.f != nil {
-		if err := r.f.Close(); err != nil {
-			r.log.Warn("close the recording", "path", r.path, "err", err)
-		}
+	close(r.done)
+	select {
+	case <-r.exited:
+	case <-time.After(closeWait):
+		// A disk that does not answer (a hung network mount) must not
+		// hold up the session's teardown: the writer closes the file
+		// once its write returns, and nothing else waits for it.
+		r.log.Warn("recording writer is blocked on the disk; leaving it to finish", "path", r.path)
+	}
+}
+
+// closeWait bounds how long close waits for the last write.
+const closeWait = 5 * time.Second
+
+// closeFile closes the recording's file; called once, by whoever wrote last.
+func (r *recorder) closeFile() {
+	if r.f == nil {
+		return
+	}
+	if err := r.f.Close(); err != nil {
+		r.log.Warn("close the recording", "path", r.path, "err", err)
 	}
 }
 
@@ -676,6 +709,14 @@ func appendEvent(dst []byte, at time.Duration, kind byte, data []byte) []byte {
 	return append(dst, "]\n"...)
 }
 
+// jsonPlain marks the bytes a JSON string holds as they are.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONString appends p as a JSON string. Invalid UTF-8 becomes
 // U+FFFD, so the line is always valid JSON and valid UTF-8.
 func appendJSONString(dst, p []byte) []byte {
@@ -684,7 +725,7 @@ func appendJSONString(dst, p []byte) []byte {
 	start := 0 // p[start:i] is waiting to be copied as is
 	for i := 0; i < len(p); {
 		c := p[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x7f {
+		if jsonPlain[c] {
 			i++
 			continue
 		}
@@ -762,12 +803,11 @@ func (m *Manager) openRecording(cfg sessionConfig, req OpenRequest, t transport.
 	if req.Transport == "local" && cfg.shell {
 		env["SHELL"] = t.Command
 	}
-	o := recordOptions{
+	r, err := newRecorder(recordOptions{
 		path: req.RecordPath, dir: filepath.Join(m.opts.StateDir, "recordings"), id: cfg.id,
-		env: env, title: cmp.Or(req.Name, cfg.command), log: cfg.log, now: time.Now(),
-	}
-	o.size.rows, o.size.cols = t.Size.Rows, t.Size.Cols
-	r, err := newRecorder(o)
+		rows: t.Size.Rows, cols: t.Size.Cols, env: env, title: cmp.Or(req.Name, cfg.command),
+		log: cfg.log, now: time.Now(),
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func castOutput(evs []castEvent) string {
 func newTestRecorder(t *testing.T) *recorder {
 	t.Helper()
 	o := recordOptions{dir: t.TempDir(), id: "t1", env: map[string]string{"TERM": "xterm-256color"}, title: "test", now: time.Now()}
-	o.size.rows, o.size.cols = 24, 80
+	o.rows, o.cols = 24, 80
 	r, err := newRecorder(o)
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestRecordFullDisk(t *testing.T) {
 	}
 	t.Run("header", func(t *testing.T) {
 		o := recordOptions{path: "/dev/full", now: time.Now()}
-		o.size.rows, o.size.cols = 24, 80
+		o.rows, o.cols = 24, 80
 		r, err := newRecorder(o)
 		if err != nil {
 			t.Fatal(err)
@@ -384,6 +384,31 @@ func TestRecordLocked(t *testing.T) {
 	}
 }
 
+// TestRecordFileName: a remote session's id (host/s1) still names one
+// file in the recordings directory, and a second recording of the same id in
+// the same second gets a file of its own.
+func TestRecordFileName(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	var paths []string
+	for range 2 {
+		r, err := newRecorder(recordOptions{dir: dir, id: "router.lan/s3", now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.close()
+		paths = append(paths, r.path)
+	}
+	for _, p := range paths {
+		if filepath.Dir(p) != dir || !strings.HasPrefix(filepath.Base(p), "router.lan_s3-") {
+			t.Fatalf("recording at %s, want router.lan_s3-… in %s", p, dir)
+		}
+	}
+	if paths[0] == paths[1] {
+		t.Fatalf("two recordings share %s", paths[0])
+	}
+}
+
 func TestRecordPathRefusesExistingFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.cast")
 	if err := os.WriteFile(p, []byte("keep me"), 0o600); err != nil {
@@ -399,5 +424,37 @@ func TestRecordPathRefusesExistingFile(t *testing.T) {
 	_, err = newRecorder(recordOptions{path: filepath.Join(t.TempDir(), "no", "dir.cast"), now: time.Now()})
 	if err == nil || !strings.Contains(err.Error(), "existing directory") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// BenchmarkRecordOutput measures what recording costs per byte of
+// seq-like output, in 32 KiB chunks as the pump reads them: the copy the
+// pump makes, plus the encoding and writing the writer goroutine does
+// (here called in line every 8 chunks, about what a flood gives it).
+func BenchmarkRecordOutput(b *testing.B) {
+	o := recordOptions{dir: b.TempDir(), id: "t1", now: time.Now()}
+	o.rows, o.cols = 24, 80
+	r, err := newRecorder(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var chunk []byte
+	for i := 1; len(chunk) < 32<<10; i++ {
+		chunk = append(chunk, []byte(strings.Repeat("9", i%7+1)+"\r\n")...)
+	}
+	chunk = chunk[:32<<10]
+	b.SetBytes(int64(len(chunk)))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		r.output(chunk)
+		if n++; n%8 == 0 {
+			r.flush(false)
+		}
+	}
+	b.StopTimer()
+	r.close()
+	if _, _, _, note := r.state(); note != "" {
+		b.Fatal(note)
 	}
 }

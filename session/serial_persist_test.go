@@ -134,7 +134,7 @@ func TestSerialPersistentRestart(t *testing.T) {
 	// A program that prints and keeps running; the server goes away
 	// meanwhile, and the agent keeps the port.
 	const before, total = 20, 60
-	r1 := send(t, s, session.SendRequest{Text: "ticks", Until: fmt.Sprintf(`tick-%d\r\n`, before), Raw: true})
+	r1 := send(t, s, session.SendRequest{Text: "ticks", Until: fmt.Sprintf("tick-%d$", before), Raw: true})
 	if !r1.Complete || r1.Via != session.ViaUntil || !strings.HasSuffix(r1.Output, ticks(1, before)) {
 		t.Fatalf("ticks before restart: %+v", r1)
 	}

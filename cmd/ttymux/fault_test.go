@@ -135,6 +135,16 @@ func waitSleepingIn(t *testing.T, cs *mcp.ClientSession) {
 	})
 }
 
+// onScreen waits until the session's screen shows s.
+func onScreen(t *testing.T, cs *mcp.ClientSession, id, s string) {
+	t.Helper()
+	waitUntil(t, strconv.Quote(s)+" on the screen", faultWait, func() bool {
+		var r session.Result
+		call(t, cs, "read", map[string]any{"session_id": id, "mode": "screen"}, &r)
+		return strings.Contains(r.Output, s)
+	})
+}
+
 // agentBinary returns the ttymux-agent built beside the test server.
 func agentBinary(t *testing.T) string {
 	return filepath.Join(filepath.Dir(ttymuxBinary(t)), "ttymux-agent")
@@ -310,7 +320,7 @@ func TestFaultSSHBlackHole(t *testing.T) {
 	}
 	stillWorks(t, cs, open.ID)
 	inFlight := asyncSend(cs, map[string]any{"session_id": open.ID, "text": "sleep 300", "timeout_ms": 600000})
-	time.Sleep(200 * time.Millisecond) // let the command reach sshd; no event says it has
+	onScreen(t, cs, open.ID, "sleep 300") // echoed: it reached the remote shell
 	start := time.Now()
 	hole.hole.Store(true)
 	o := await(t, inFlight, "link black-holed")
@@ -344,8 +354,9 @@ func TestFaultSerialUnplugged(t *testing.T) {
 	if !strings.Contains(r.Output, "Linux router") {
 		t.Fatalf("before unplug: %+v", r)
 	}
-	inFlight := asyncSend(cs, map[string]any{"session_id": open.ID, "text": "wait-for-ever", "until": "never-printed", "timeout_ms": 600000})
-	time.Sleep(100 * time.Millisecond) // let the text reach the device; no event says it has
+	// Typed without Enter, so the console has nothing to answer.
+	inFlight := asyncSend(cs, map[string]any{"session_id": open.ID, "text": "wait-for-ever", "enter": false, "until": "never-printed", "timeout_ms": 600000})
+	onScreen(t, cs, open.ID, "wait-for-ever") // echoed: it reached the device
 	router.unplug()
 	o := await(t, inFlight, "device unplugged")
 	if o.err != nil || !o.res.Complete || o.res.Via != "exited" {

@@ -19,8 +19,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 

@@ -27,6 +27,7 @@ import (
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
+	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 // mustSend sends and fails the test on an error result.
@@ -317,7 +318,7 @@ func TestMatrixRapidOpenClose(t *testing.T) {
 	// Warm up once, so one-time goroutines (the SDK's, the poller's) are in
 	// the baseline.
 	call(t, cs, "close", map[string]any{"session_id": openLocal(t, cs)}, nil)
-	fds0, gs0 := countFDs(t), runtimeGoroutines()
+	fds0, gs0, kids0 := countFDs(t), runtimeGoroutines(), len(childPids(t))
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() {
@@ -348,7 +349,7 @@ func TestMatrixRapidOpenClose(t *testing.T) {
 		t.Fatalf("sessions left after closing all: %+v", l.Sessions)
 	}
 	waitUntil(t, "children reaped, fds and goroutines back to the baseline", 15*time.Second, func() bool {
-		return len(childPids(t)) == 0 && countFDs(t) <= fds0 && runtimeGoroutines() <= gs0+2
+		return len(childPids(t)) <= kids0 && countFDs(t) <= fds0 && runtimeGoroutines() <= gs0+2
 	})
 }
 
@@ -409,8 +410,13 @@ func TestMatrixClosedSession(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a send waiting on a session that was closed did not return")
 	}
-	for _, tool := range []string{"send", "read", "resize", "close", "detach"} {
-		args := map[string]any{"session_id": id, "text": "ls", "rows": 10, "cols": 10}
+	for tool, args := range map[string]map[string]any{
+		"send":   {"session_id": id, "text": "ls"},
+		"read":   {"session_id": id},
+		"resize": {"session_id": id, "rows": 10, "cols": 10},
+		"close":  {"session_id": id},
+		"detach": {"session_id": id},
+	} {
 		wantError(t, cs, tool, args, "no session "+strconv.Quote(id), "open_local")
 	}
 }
@@ -453,7 +459,16 @@ func TestMatrixExitedProgram(t *testing.T) {
 // into a shell or runs a command line, in the obvious disguises, through
 // MCP; nothing is typed when it refuses, and confirm: true goes through.
 func TestMatrixGate(t *testing.T) {
-	cs := newTestClient(t)
+	ssh := &sshconn.Opener{}
+	t.Cleanup(func() { _ = ssh.Close() })
+	m := session.NewManager(session.Options{
+		Openers:  map[string]transport.Opener{"local": &local.Opener{}, "ssh": ssh},
+		StateDir: t.TempDir(),
+		Shell:    "/bin/bash",
+		NoRC:     true,
+	})
+	t.Cleanup(m.CloseAll)
+	cs := connect(t, newServer(m, nil), nil)
 	home := t.TempDir()
 	var open OpenOut
 	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": home}}, &open)
@@ -483,6 +498,12 @@ func TestMatrixGate(t *testing.T) {
 			wantError(t, cs, "send", tt.args, "looks destructive", "confirm: true")
 		})
 	}
+	// Nothing was typed: the session shows no output since.
+	var rr session.Result
+	call(t, cs, "read", map[string]any{"session_id": id}, &rr)
+	if strings.Contains(rr.Output, "rm") {
+		t.Fatalf("a refused command reached the terminal: %q", rr.Output)
+	}
 	// Split across sends: typed without Enter, then the rest.
 	mustSend(t, cs, map[string]any{"session_id": id, "text": "rm -rf ", "enter": false, "wait": false})
 	wantError(t, cs, "send", map[string]any{"session_id": id, "text": "~"}, "looks destructive", `"rm -rf ~"`)
@@ -494,12 +515,6 @@ func TestMatrixGate(t *testing.T) {
 	wantError(t, cs, "open_local", map[string]any{"env": map[string]string{"PROMPT_COMMAND": "rm -rf ~"}}, "looks destructive")
 	wantError(t, cs, "open_ssh", map[string]any{"host": "nowhere.invalid", "command": "sudo rm -rf /"}, "looks destructive")
 
-	// Nothing was typed: the session shows no output since.
-	var rr session.Result
-	call(t, cs, "read", map[string]any{"session_id": id}, &rr)
-	if strings.Contains(rr.Output, "rm") {
-		t.Fatalf("a refused command reached the terminal: %q", rr.Output)
-	}
 	if _, err := os.Stat(home); err != nil {
 		t.Fatalf("home is gone before any confirm: %v", err)
 	}

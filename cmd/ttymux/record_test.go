@@ -146,9 +146,7 @@ func TestRecordThroughMCP(t *testing.T) {
 		t.Fatalf("progress bar: %+v", r)
 	}
 	send(map[string]any{"text": "read -rs X", "wait": false})
-	t.Logf("read: %+v", r)
 	send(map[string]any{"text": secret, "secret": true})
-	t.Logf("secret: %+v", r)
 	send(map[string]any{"text": `echo "got-${#X} [$X]"`})
 	if r.Output != "got-15 [********]" {
 		t.Fatalf("secret echoed: %+v", r)

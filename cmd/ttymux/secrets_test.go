@@ -109,7 +109,8 @@ func TestSecretSend(t *testing.T) {
 	_ = json.Unmarshal(b, &open)
 	id := open.ID
 
-	l.result("send", map[string]any{"session_id": id, "text": "read -r PW", "wait": false})
+	// The prompt comes once read has the terminal (cooked, echoing).
+	l.result("send", map[string]any{"session_id": id, "text": "read -r -p 'pw: ' PW", "until": "pw: $"})
 	r := l.result("send", map[string]any{"session_id": id, "text": planted, "secret": true, "until": "Pl4nted-s3cret-\\w+"})
 	if !r.Complete || r.Via != "until" || r.Match != "********" {
 		t.Fatalf("until on the echoed secret: %+v", r)
@@ -137,8 +138,8 @@ func TestSecretSend(t *testing.T) {
 	}
 	// Typed without Enter, then a destructive rest: the error quotes the
 	// line with the secret redacted.
-	l.result("send", map[string]any{"session_id": id, "text": planted + " ", "secret": true, "enter": false, "wait": false})
-	res = l.call("send", map[string]any{"session_id": id, "text": "; rm -rf ~"})
+	l.result("send", map[string]any{"session_id": id, "text": planted + "; rm ", "secret": true, "enter": false, "wait": false})
+	res = l.call("send", map[string]any{"session_id": id, "text": "-rf ~"})
 	if !res.IsError || !strings.Contains(resultText(res), "********") {
 		t.Fatalf("gate after a secret typed without Enter: %s", resultText(res))
 	}
@@ -166,7 +167,7 @@ func TestSecretSSHPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := strings.Replace(d.ConfigBlock("box", known), d.ClientKey, key, 1) +
-		strings.Replace(d.ConfigBlock("wrong", known, "User nobody-ttymux-test"), d.ClientKey, stranger, 1)
+		strings.Replace(d.ConfigBlock("wrong", known), d.ClientKey, stranger, 1)
 	cfg := filepath.Join(home, "config")
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ const (
 	rShow role = iota // shown; a fold may still elide it
 	rDrop             // noise the command is known to print: hidden behind a marker
 	rMust             // an error or a failure: never hidden by the reducer, kept by the fold
+	rKey              // an outline line (a commit, a file's header): shown, and kept by the fold while there is room
 )
 
 // A cmdReducer knows the output of one command (or family of commands).
@@ -55,31 +56,54 @@ func (r *reducer) commandEntries(cr *cmdReducer) []entry {
 		}
 	}
 	r.roles, r.custom = roles, true
-	var es []entry
-	shown := 0 // start of the run of lines to show
+	// Each run of dropped lines gets a marker if the marker is shorter
+	// than the lines. The first marker also carries the read call, once:
+	// if what all the markers save does not pay for it, nothing is hidden.
+	type run struct {
+		i, j int // lines i to j-1
+		text string
+	}
+	var runs []run
+	saved, extra := 0, 0
 	for i := 0; i < n; {
 		if roles[i] != rDrop {
 			i++
 			continue
 		}
-		j := i
-		size := 0
+		j, size := i, 0
 		for j < n && roles[j] == rDrop {
 			size += len(r.lines[j]) + 1
 			j++
 		}
 		text := describe(i, j-1)
-		if size <= len(r.markerText(text, i, j-1, false)) {
+		if m := len(r.markerText(text, i, j-1, false)); size > m {
+			if len(runs) == 0 {
+				extra = len(r.markerText(text, i, j-1, true)) - m
+			}
+			runs = append(runs, run{i, j, text})
+			saved += size - m
+		} else {
 			// A marker would cost more than the lines: show them.
 			for k := i; k < j; k++ {
 				roles[k] = rShow
 			}
-			i = j
-			continue
 		}
-		es = r.collapse(es, shown, i)
-		es = append(es, r.marker(kDrop, i, j-1, text))
-		i, shown = j, j
+		i = j
+	}
+	if saved <= extra {
+		for _, u := range runs {
+			for k := u.i; k < u.j; k++ {
+				roles[k] = rShow
+			}
+		}
+		runs = nil
+	}
+	var es []entry
+	shown := 0 // start of the lines to show
+	for _, u := range runs {
+		es = r.collapse(es, shown, u.i)
+		es = append(es, r.marker(kDrop, u.i, u.j-1, u.text))
+		shown = u.j
 	}
 	return r.collapse(es, shown, n)
 }
@@ -449,7 +473,10 @@ func passThrough(argv []string) bool {
 	switch argv[0] {
 	case "tee":
 		return true
-	case "cat", "less", "more", "head", "tail":
+	case "cat":
+		// cat -n, -A and the like change the lines; a file adds its own.
+		return len(argv) == 1 || len(argv) == 2 && (argv[1] == "-" || argv[1] == "-u")
+	case "less", "more", "head", "tail":
 		for i := 1; i < len(argv); i++ {
 			a := argv[i]
 			switch {
@@ -564,6 +591,12 @@ func pickReducer(argv []string, depth int) *cmdReducer {
 		return grepReducer
 	case "journalctl", "dmesg":
 		return logReducer
+	case "ls":
+		for _, a := range args {
+			if a == "--recursive" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "R") {
+				return lsReducer
+			}
+		}
 	}
 	return nil
 }

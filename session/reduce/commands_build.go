@@ -175,9 +175,9 @@ func buildNoise(l string) bool {
 // y") gets the generic rules.
 func classifyBuild(lines []string, roles []role) func(int, int) string {
 	warns := 0
-	var pending []int // prelude lines waiting for the diagnostic they introduce
-	ctx, ctxRole := 0, rShow
-	last := rShow // the role of the last diagnostic, for its notes
+	var pending []int                     // prelude lines waiting for the diagnostic they introduce
+	cont, ctx, ctxRole := false, 0, rShow // the indented lines after a diagnostic: ctx of them get ctxRole
+	last := rShow                         // the role of the last diagnostic, for its notes
 	block, blockLeft, blockRole := false, 0, rShow
 	settle := func(r role) {
 		for _, p := range pending {
@@ -188,10 +188,12 @@ func classifyBuild(lines []string, roles []role) func(int, int) string {
 	for i, l := range lines {
 		if block {
 			if l == "" {
+				// The blank line that ends the block goes with the line
+				// before it.
 				block = false
-				roles[i] = blockRole
-				if blockRole == rMust {
-					roles[i] = rShow
+				roles[i] = rShow
+				if i > 0 && roles[i-1] == rDrop {
+					roles[i] = rDrop
 				}
 				continue
 			}
@@ -205,12 +207,15 @@ func classifyBuild(lines []string, roles []role) func(int, int) string {
 			}
 			block = false
 		}
-		if ctx > 0 && l != "" && (l[0] == ' ' || l[0] == '\t') {
-			roles[i] = ctxRole
-			ctx--
+		if cont && l != "" && (l[0] == ' ' || l[0] == '\t') {
+			roles[i] = rDrop
+			if ctx > 0 {
+				roles[i] = ctxRole
+				ctx--
+			}
 			continue
 		}
-		ctx = 0
+		cont = false
 		sev, b := diagnostic(l)
 		switch {
 		case b && sev != "":
@@ -223,26 +228,29 @@ func classifyBuild(lines []string, roles []role) func(int, int) string {
 			default:
 				warns++
 				if warns <= warnCap {
-					roles[i], blockRole, blockLeft = rShow, rShow, rustWarnBlock-1
+					roles[i], blockRole, blockLeft = rKey, rShow, rustWarnBlock-1
 				} else {
 					roles[i], blockRole, blockLeft = rDrop, rDrop, 0
 				}
 			}
-			settle(roles[i])
+			if roles[i] == rDrop {
+				settle(rDrop)
+			} else {
+				settle(rShow)
+			}
 		case sev == "error":
 			roles[i] = rMust
-			ctx, ctxRole, last = errContext, rShow, rShow
+			cont, ctx, ctxRole, last = true, errContext, rShow, rShow
 			settle(rShow)
 		case sev == "warning":
 			warns++
-			roles[i], ctx, ctxRole = rShow, warnContext, rShow
+			roles[i], cont, ctx, ctxRole, last = rKey, true, warnContext, rShow, rShow
 			if warns > warnCap {
-				roles[i], ctxRole = rDrop, rDrop
+				roles[i], ctxRole, last = rDrop, rDrop, rDrop
 			}
-			last = roles[i]
-			settle(roles[i])
+			settle(last)
 		case sev == "note":
-			roles[i], ctx, ctxRole = last, warnContext, last
+			roles[i], cont, ctx, ctxRole = last, true, warnContext, last
 			settle(last)
 		case prelude(l):
 			roles[i] = rDrop

@@ -37,7 +37,7 @@ func classifyGitStatus(lines []string, roles []role) func(int, int) string {
 			roles[i] = rDrop
 		case isStatusSection(l):
 			section, n = t, 0
-			roles[i] = rShow
+			roles[i] = rKey
 		case t == "":
 			section = ""
 			roles[i] = rShow
@@ -197,7 +197,7 @@ func classifyGitLog(lines []string, roles []role, show bool) func(int, int) stri
 	for i := 0; i < len(lines); i++ {
 		l := stripGraph(lines[i])
 		if isCommitLine(l) {
-			roles[i] = rShow
+			roles[i] = rKey
 			state, subject = header, false
 			continue
 		}
@@ -221,7 +221,7 @@ func classifyGitLog(lines []string, roles []role, show bool) func(int, int) stri
 				switch {
 				case !subject && strings.TrimSpace(l) != "":
 					subject = true
-					roles[i] = rShow
+					roles[i] = rKey
 				case show:
 					roles[i] = rShow
 				default:
@@ -242,7 +242,34 @@ func classifyGitLog(lines []string, roles []role, show bool) func(int, int) stri
 		}
 		roles[i] = generic(lines[i])
 	}
-	return describeHunks(lines, tails)
+	hunks := describeHunks(lines, tails)
+	return func(i, j int) string {
+		if tails[i] {
+			return hunks(i, j)
+		}
+		// "[… Author, Date (session lines …)]" or "[… 6 more lines of
+		// the message (…)]".
+		var fields []string
+		body := 0
+		for _, l := range lines[i : j+1] {
+			l = stripGraph(l)
+			switch {
+			case headerField(l):
+				fields = append(fields, l[:strings.IndexByte(l, ':')])
+			case strings.HasPrefix(l, "    ") || l == "":
+				body++
+			default:
+				return linesN(j - i + 1)
+			}
+		}
+		switch {
+		case len(fields) > 0 && body <= 1:
+			return strings.Join(fields, ", ") // and the blank line after them
+		case len(fields) == 0 && body > 0:
+			return fmt.Sprintf("%s more %s of the message", commas(int64(body)), plural(int64(body), "line"))
+		}
+		return linesN(j - i + 1)
+	}
 }
 
 // classifyGitDiff shows file and hunk headers and hunks of up to hunkMax
@@ -278,7 +305,8 @@ func describeHunks(lines []string, tails map[int]bool) func(int, int) string {
 				}
 			}
 		}
-		return fmt.Sprintf("%s more of this hunk, +%d -%d", linesN(j-i+1), add, del)
+		n := int64(j - i + 1)
+		return fmt.Sprintf("%s more %s of this hunk, +%d -%d", commas(n), plural(n, "line"), add, del)
 	}
 }
 
@@ -306,6 +334,9 @@ func diffLines(lines []string, i int, roles []role, tails map[int]bool) (int, bo
 	l := lines[i]
 	if diffHeader(l) {
 		roles[i] = rShow
+		if strings.HasPrefix(l, "diff ") {
+			roles[i] = rKey
+		}
 		return i + 1, true
 	}
 	if !strings.HasPrefix(l, "@@") {

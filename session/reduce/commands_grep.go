@@ -8,7 +8,21 @@ import (
 var (
 	grepReducer = &cmdReducer{name: "grep", classify: classifyGrep}
 	logReducer  = &cmdReducer{name: "log", classify: classifyLog}
+	lsReducer   = &cmdReducer{name: "ls -R", classify: classifyLsR}
 )
+
+// classifyLsR, for ls -R, hides nothing itself: it marks each directory's
+// heading ("./src/net:") as an outline line, so that a fold of a long
+// listing keeps the directories it elides, while there is room.
+func classifyLsR(lines []string, roles []role) func(int, int) string {
+	for i, l := range lines {
+		roles[i] = generic(l)
+		if roles[i] == rShow && strings.HasSuffix(l, ":") && (i == 0 || lines[i-1] == "") {
+			roles[i] = rKey
+		}
+	}
+	return nil
+}
 
 const (
 	// grepBudget is about how many match lines grep output shows: each
@@ -97,9 +111,13 @@ func classifyGrep(lines []string, roles []role) func(int, int) string {
 				cur, n = f, 0
 			}
 			n++
-			roles[i] = rShow
-			if n > limit {
+			switch {
+			case n == 1:
+				roles[i] = rKey // a fold keeps each file's first match while there is room
+			case n > limit:
 				roles[i] = rDrop
+			default:
+				roles[i] = rShow
 			}
 		case l == "--" && cur != "" && n > limit:
 			roles[i] = rDrop // a context separator inside hidden matches
@@ -151,6 +169,9 @@ var logMust = []string{
 	"out of memory", "oom-kill", "oom_reaper", "killed process", "segfault", "call trace", "i/o error",
 	"level=error", "level=fatal", "level=crit", "/failure", "hung task", "soft lockup", "hard lockup",
 	"blocked for more than", "general protection", ": bug: ", "oops: ", "hardware error", "link is down",
+	// errno messages (strerror) that hold no generic keyword
+	"address already in use", "no space left on device", "read-only file system", "too many open files",
+	"connection reset", "broken pipe", "operation not permitted", "input/output error", "disk quota exceeded",
 }
 
 // classifyLog, for journalctl and dmesg, hides nothing itself: it makes

@@ -88,7 +88,7 @@ func classifyGoTest(lines []string, roles []role) func(int, int) string {
 			cur, panicking = name, false
 			roles[i] = rDrop
 			if failing[name] && verb != "PAUSE" {
-				roles[i] = rShow // which failing test the lines after are from
+				roles[i] = rKey // which failing test the lines after are from
 			}
 		case l == "PASS":
 			cur = ""

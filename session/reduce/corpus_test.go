@@ -173,8 +173,12 @@ func keptLines(t *testing.T, lines []string, res Result, first int64) map[int]bo
 	for _, out := range res.Lines {
 		if strings.HasPrefix(out, "[… ") {
 			if m := repeatedRE.FindStringSubmatch(out); m != nil {
+				// Copies of the line before: shown, as that line.
 				n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-				p += n
+				for range n {
+					kept[p] = true
+					p++
+				}
 			} else if m := sessionRangeRE.FindStringSubmatch(out); m != nil {
 				to, _ := strconv.ParseInt(m[2], 10, 64)
 				p = int(to-first) + 1

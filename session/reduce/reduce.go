@@ -142,6 +142,8 @@ type reducer struct {
 	// custom is set when the keep test is not the built-in one, so that
 	// collapse cannot use lineInfo's answer for it.
 	custom bool
+	// outline is how many outline lines (rKey) the fold kept.
+	outline int
 	// perLine, for tests, makes collapse give one entry per line, as
 	// fold had them before kLines: the result must not change.
 	perLine bool
@@ -325,7 +327,14 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 		res.Notes = append(res.Notes, fmt.Sprintf("folded %s lines to %s", commas(int64(len(lines))), commas(int64(len(out)))))
 	}
 	if kept > 0 {
-		s := fmt.Sprintf("kept %d %s from the elided middle", kept, r.what(kept))
+		var parts []string
+		if errs := kept - r.outline; errs > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", errs, r.what(errs)))
+		}
+		if r.outline > 0 {
+			parts = append(parts, fmt.Sprintf("%d outline %s (commits, files, sections)", r.outline, plural(int64(r.outline), "line")))
+		}
+		s := fmt.Sprintf("kept %s from the elided middle", strings.Join(parts, " and "))
 		if extra > 0 {
 			s += fmt.Sprintf("; %s more elided", commas(int64(extra)))
 		}
@@ -373,7 +382,7 @@ func (r *reducer) defaults() {
 // rule does not collapse.
 func (r *reducer) keepAt(i int) bool {
 	if r.roles != nil {
-		return r.roles[i] == rMust
+		return r.roles[i] == rMust || r.roles[i] == rKey
 	}
 	return r.keep(r.lines[i])
 }
@@ -533,8 +542,14 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		}
 		ea, eb := x.at(a), x.at(b-1)
 		rows := int(eb.to-ea.from) + 1
-		res.Elided += int64(rows)
 		from, to := r.span(int(ea.from), int(eb.to))
+		if r.roles != nil && b-a <= 4 && r.shorterThanMarker(x, a, b, from, to) {
+			// A gap between kept lines that is shorter than its marker
+			// (a blank line, a reducer's own marker) is shown as it is.
+			out = x.expand(out, a, b)
+			return
+		}
+		res.Elided += int64(rows)
 		var text string
 		switch {
 		case extra > 0:
@@ -549,6 +564,38 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		}
 		first = false
 		out = append(out, r.marker(kMarker, 0, 0, text))
+	}
+	// With a command reducer, outline lines (rKey: commits, files) are
+	// kept too, in the room that the error lines leave.
+	keys := 0
+	if r.roles != nil {
+		must := 0
+		for c := x.find(lo); c < len(es) && x.starts[c] < hi; c++ {
+			if e := es[c]; e.kind == kLine || e.kind == kLines {
+				for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
+					if r.roles[int(e.from)+v-x.starts[c]] == rMust {
+						must++
+					}
+				}
+			}
+		}
+		keys = max(0, maxKept-must)
+	}
+	want := func(i int) bool {
+		if r.roles == nil {
+			return r.keep(r.lines[i])
+		}
+		switch r.roles[i] {
+		case rMust:
+			return true
+		case rKey:
+			if keys > 0 {
+				keys--
+				r.outline++
+				return true
+			}
+		}
+		return false
 	}
 	// keepAt keeps entry v, e, if there is room.
 	keepAt := func(v int, e entry) bool {
@@ -570,7 +617,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		switch e.kind {
 		case kLine:
 			v := x.starts[c]
-			if r.keepAt(int(e.from)) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
+			if want(int(e.from)) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
 				// Keep the count of the line's repeats with it.
 				c++
 				out = append(out, es[c])
@@ -578,7 +625,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 			}
 		case kLines:
 			for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
-				if i := int(e.from) + v - x.starts[c]; r.keepAt(i) {
+				if i := int(e.from) + v - x.starts[c]; want(i) {
 					keepAt(v, line(i, false))
 				}
 			}
@@ -587,6 +634,24 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 	marker(gap, hi)
 	out = x.expand(out, hi, n)
 	return out, kept, extra
+}
+
+// shorterThanMarker reports whether entries a to b of x, shown as they
+// are, take fewer bytes than a fold marker for session lines from to to.
+func (r *reducer) shorterThanMarker(x index, a, b int, from, to int64) bool {
+	size := 0
+	for v := a; v < b; v++ {
+		e := x.at(v)
+		switch e.kind {
+		case kLine:
+			size += len(r.lines[e.from]) + 1
+		case kDrop:
+			size += len(r.dropText(e, false)) + 1
+		default:
+			size += len(r.msgs[e.msg]) + 1
+		}
+	}
+	return size <= len(fmt.Sprintf("[… %s elided (session lines %d–%d) …]", linesN(int(to-from)+1), from, to))
 }
 
 // cutLine shortens s to max runes around a marker, if it is longer.

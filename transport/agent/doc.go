@@ -10,6 +10,11 @@
 // as a *Conn that streams the session's output; List, Kill, Stop and Ping
 // use one connection per request.
 //
+// A Target with Kind transport.KindSerial makes the agent hold a serial port
+// instead of a program (serial.go): its Conn then also sends BREAK and sets
+// DTR and RTS through the agent (transport.Breaker, ModemController) and
+// reports the link the agent sees (transport.LinkStater).
+//
 // Only Create starts an agent: when nothing listens on the socket it runs
 // "ttymux-agent serve --detach --socket PATH", serialising concurrent
 // starts with an flock on PATH.lock, and retries the dial for up to 3 s.
