@@ -552,6 +552,16 @@ func replayCorpus(t *testing.T, cf corpusFile) int {
 						k+1, st.name, i, i-st.finish, st.finish, describeVerdict(v), st.expect(), tail(i))
 				}
 				gaveUp = true
+			case st.complete && i == st.finish:
+				// The command's output, as a result returns it, does not
+				// start with the echo of what was typed.
+				out, _ := r.s.ring.AppendRange(nil, v.anchor, v.end)
+				first, _, _ := strings.Cut(strings.Join(reduce.Render(out), "\n"), "\n")
+				for _, l := range st.lines {
+					if l = strings.TrimSpace(l); len(l) >= 8 && strings.Contains(first, l) {
+						t.Errorf("step %d %q: the output at the finish starts with the echo %q", k+1, st.name, l)
+					}
+				}
 			}
 		}
 		if !st.complete {
@@ -785,6 +795,10 @@ type scriptStep struct {
 	exit   string // "" when the verdict has no exit code
 	state  string
 	prompt string // via prompt: a regexp the line at the cursor matches when finished (via until: once the command ended)
+	// via until: a regexp ((?m) anchors) on the rendered output, echo
+	// included, that matches first where until should: an output line,
+	// never the echo.
+	untilAt string
 
 	settle  string        // a regexp the screen shows once the step has settled
 	timeout time.Duration // for the live send; default 15 s (1.5 s when waiting)
@@ -816,7 +830,7 @@ func corpusScripts() []corpusScript {
 				{name: "integrate on demand", integrate: true, via: ViaExitCode, exit: "0"},
 				{name: "exit code after integrate", text: "(exit 3)", via: ViaExitCode, exit: "3"},
 				{name: "quiet command integrated", text: "sleep 1; echo x", via: ViaExitCode, exit: "0"},
-				{name: "until, its text in the echo", text: "sleep 1; echo until-marker; sleep 1", until: "until-marker", via: ViaUntil, prompt: remotePrompt},
+				{name: "until, its text in the echo", text: "sleep 1; echo until-marker; sleep 1", until: "until-marker", untilAt: `(?m)^until-marker$`, via: ViaUntil, prompt: remotePrompt},
 				{name: "python3 over ssh", text: "python3 -q", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "print", text: "print(6*7)", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "exit python", text: "exit()", via: ViaExitCode, exit: "0"},
@@ -873,6 +887,8 @@ exec unshare --uts --fork "$(dirname "$0")/container-shell" "$3"
 				{name: "false without mark", text: "false", via: ViaPrompt, prompt: `^root@3f2a1b9c7d:/etc#$`},
 				{name: "exit 42 with mark", text: "(exit 42)", mark: true, via: ViaMark, exit: "42"},
 				{name: "two lines", text: "echo one\necho two", via: ViaPrompt, prompt: `^root@3f2a1b9c7d:/etc#$`},
+				{name: "until, a pasted block", text: "sleep 1\necho until-marker", until: "until-marker", untilAt: `(?m)^until-marker$`,
+					via: ViaUntil, prompt: `^root@3f2a1b9c7d:/etc#$`},
 				{name: "exit the container", text: "exit", via: ViaExitCode, exit: "0"},
 			},
 		},
@@ -898,7 +914,7 @@ exec unshare --uts --fork "$(dirname "$0")/container-shell" "$3"
 				{name: "block", text: "for i in range(3):\n    print(i)\n", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "exception", text: "1/0", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "quiet statement", text: "import time; time.sleep(1); print('x')", via: ViaPrompt, prompt: `^>>>$`},
-				{name: "until, its text in the echo", text: "time.sleep(0.5); print('until-marker'); time.sleep(1)", until: "until-marker", via: ViaUntil, prompt: `^>>>$`},
+				{name: "until, its text in the echo", text: "time.sleep(0.5); print('until-marker'); time.sleep(1)", until: "until-marker", untilAt: `(?m)^until-marker$`, via: ViaUntil, prompt: `^>>>$`},
 				{name: "input", text: "input('name? ')", state: "repl", settle: `name\? *$`},
 				{name: "answer input", text: "bob", via: ViaPrompt, prompt: `^>>>$`},
 				{name: "long sleep", text: "time.sleep(30)", state: "repl", timeout: time.Second},
@@ -943,7 +959,7 @@ exec unshare --uts --fork "$(dirname "$0")/container-shell" "$3"
 				{name: "less", text: "less long.txt", state: "pager", settle: `line 39 of`},
 				{name: "to the end", text: "G", noEnter: true, state: "pager", settle: `line 2000 of`},
 				{name: "quit less", text: "q", noEnter: true, via: ViaExitCode, exit: "0"},
-				{name: "git log", text: "cd repo && git log", state: "pager", settle: `commit number`},
+				{name: "git log", text: "cd repo && git log", state: "pager", settle: `^:\s*$`},
 				{name: "quit git's pager", text: "q", noEnter: true, via: ViaExitCode, exit: "0"},
 				{name: "git without pager", text: "git --no-pager log --oneline -3", via: ViaExitCode, exit: "0"},
 			},
@@ -1279,7 +1295,7 @@ func waitSettled(t *testing.T, s *Session, rc *recordingConn, c *command, ss scr
 		switch ss.via {
 		case ViaUntil:
 			// The command goes on after the match: let it end (its prompt).
-			return untilFinish(ss.until, b) >= 0 && (promptRe == nil || promptRe.MatchString(cursorLine(b)))
+			return untilFinish(ss.untilAt, b) >= 0 && (promptRe == nil || promptRe.MatchString(cursorLine(b)))
 		case ViaExitCode:
 			return done
 		case ViaMark:
@@ -1312,17 +1328,12 @@ func waitSettled(t *testing.T, s *Session, rc *recordingConn, c *command, ss scr
 	}
 }
 
-// untilFinish returns the length of the shortest prefix of out (a
-// one-line command's output, its echo first) whose rendered text after the
-// echo line matches pattern, or -1.
+// untilFinish returns the length of the shortest prefix of out whose
+// rendered text matches pattern, or -1.
 func untilFinish(pattern string, out []byte) int {
-	nl := bytes.IndexByte(out, '\n')
-	if nl < 0 {
-		return -1
-	}
 	re := regexp.MustCompile(pattern)
-	for j := nl + 1; j <= len(out); j++ {
-		if re.MatchString(strings.Join(reduce.Render(out[nl+1:j]), "\n")) {
+	for j := 1; j <= len(out); j++ {
+		if re.MatchString(strings.Join(reduce.Render(out[:j]), "\n")) {
 			return j
 		}
 	}
@@ -1371,7 +1382,7 @@ func findFinish(t *testing.T, nonce string, data []byte, c *command, ss scriptSt
 			return at + int64(loc[1])
 		}
 	case ViaUntil:
-		if j := untilFinish(ss.until, data[at:]); j >= 0 {
+		if j := untilFinish(ss.untilAt, data[at:]); j >= 0 {
 			return at + int64(j)
 		}
 	case ViaPrompt:

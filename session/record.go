@@ -136,11 +136,11 @@ func newRecorder(o recordOptions) (*recorder, error) {
 		Env: o.env, Title: o.title,
 	})
 	hdr = append(hdr, '\n')
-	n, err := f.Write(hdr)
-	r.size = int64(n)
-	if err != nil {
+	if _, err := f.Write(hdr); err != nil {
 		r.fail(err)
+		return r, nil
 	}
+	r.size = int64(len(hdr))
 	return r, nil
 }
 
@@ -530,10 +530,7 @@ func (r *recorder) flush(final bool) bool {
 	}
 	n, err := r.f.Write(out)
 	if err != nil {
-		r.mu.Lock()
-		r.size += int64(n)
-		r.mu.Unlock()
-		r.fail(err)
+		r.fail(err) // cuts the file back to r.size, before this write
 		return false
 	}
 	r.mu.Lock()
@@ -556,14 +553,9 @@ func (r *recorder) fail(err error) {
 	r.mu.Lock()
 	good := r.size
 	r.mu.Unlock()
-	if r.f != nil {
-		if fi, serr := r.f.Stat(); serr == nil && fi.Mode().IsRegular() && fi.Size() > good {
-			_ = r.f.Truncate(good) // best effort: a full disk still allows shrinking
-		}
+	if fi, serr := r.f.Stat(); serr == nil && fi.Mode().IsRegular() && fi.Size() > good {
+		_ = r.f.Truncate(good) // best effort: a full disk still allows shrinking
 	}
-	r.mu.Lock()
-	r.size = good
-	r.mu.Unlock()
 	r.stop(fmt.Sprintf("recording stopped: %v; the session goes on unrecorded (the file holds what came before)", err))
 }
 

@@ -346,7 +346,47 @@ func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
 		pos += int64(nl + 1)
 		b = b[nl+1:]
 	}
+	if len(c.lines) > 1 {
+		n := skipRedraw(b, c.lines, final)
+		if n < 0 {
+			return -1
+		}
+		pos += int64(n)
+	}
 	return pos
+}
+
+// skipRedraw returns how many bytes at the start of b redraw typed lines
+// that were echoed already, or -1 while such a redraw may still be
+// arriving. A line editor shows a multi-line paste, then redraws it when
+// it is accepted (bash and psql with readline); the redraw of the first
+// line may share a line with the last echo (the editor moves the cursor
+// up), the others follow on lines of their own: lines[j:], in order, for
+// some j. They are echo, not output, and until must never match them.
+func skipRedraw(b []byte, lines []string, final bool) int {
+	for j := range lines {
+		n := 0
+		k := j
+		for ; k < len(lines); k++ {
+			want := strings.TrimSpace(lines[k])
+			nl := bytes.IndexByte(b[n:], '\n')
+			if nl < 0 {
+				got := strings.TrimSpace(strings.Join(reduce.Render(b[n:]), ""))
+				if !final && got != "" && want != "" && (strings.HasPrefix(want, got) || echoes(got, want)) {
+					return -1
+				}
+				break
+			}
+			if want == "" || !echoes(strings.Join(reduce.Render(b[n:n+nl]), ""), want) {
+				break
+			}
+			n += nl + 1
+		}
+		if k == len(lines) {
+			return n
+		}
+	}
+	return 0
 }
 
 // echoes reports whether got, one rendered line of output, can be the echo

@@ -96,8 +96,8 @@ func TestMatrixPaste10MB(t *testing.T) {
 }
 
 // TestMatrixPaste10MBStdio sends the 10 MB paste to the built server over
-// stdio, made of bytes JSON escapes six-fold (NUL, quotes, <): the request
-// line is about 50 MB, over the SDK's default 16 MiB line limit, which
+// stdio, made of bytes JSON escapes up to six-fold (NUL, quotes, <): the request
+// line is about 39 MB, over the SDK's default 16 MiB line limit, which
 // would end the whole connection. The server answers with send's own error
 // and keeps serving.
 func TestMatrixPaste10MBStdio(t *testing.T) {
@@ -508,6 +508,11 @@ func TestMatrixGate(t *testing.T) {
 	mustSend(t, cs, map[string]any{"session_id": id, "text": "rm -rf ", "enter": false, "wait": false})
 	wantError(t, cs, "send", map[string]any{"session_id": id, "text": "~"}, "looks destructive", `"rm -rf ~"`)
 	mustSend(t, cs, map[string]any{"session_id": id, "keys": []string{"ctrl+u"}, "wait": false})
+	// ctrl+u erased the line: "~" alone is harmless again (bash: Is a
+	// directory).
+	if r := mustSend(t, cs, map[string]any{"session_id": id, "text": "~"}); r.ExitCode == nil || *r.ExitCode != 126 {
+		t.Fatalf("~ after ctrl+u: %+v", r)
+	}
 
 	// Opening a program or an SSH command line is gated the same way.
 	wantError(t, cs, "open_local", map[string]any{"command": "/bin/sh", "args": []string{"-c", "rm -rf ~"}}, "looks destructive", "confirm: true")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -230,6 +231,81 @@ func TestRecordFullDiskThroughMCP(t *testing.T) {
 	call(t, cs, "close", map[string]any{"session_id": open.ID}, nil)
 }
 
+// TestRecordTinyFilesystem fills a 64 KiB file system while recording:
+// the write that hits ENOSPC is cut back so the file still plays, the
+// recording stops with a note (in list, and once in the next result), and
+// the session goes on.
+func TestRecordTinyFilesystem(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k,mode=0700"); err != nil {
+		t.Skipf("cannot mount a tiny tmpfs here (%v): needs root with CAP_SYS_ADMIN; TestRecordFullDiskThroughMCP covers ENOSPC with /dev/full", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	cs := newTestClient(t)
+	path := filepath.Join(dir, "full.cast")
+	var open OpenOut
+	res := call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}, "record_path": path}, &open)
+	if res.IsError || open.Recording != path || open.RecordingNote != "" {
+		t.Fatalf("open_local: %s", resultText(res))
+	}
+	var r session.Result
+	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "seq 1 40000 | tail -1"}, &r)
+	// Let that reach the file (at most about 100 ms later) before the flood.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(`40000\r\n`)) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the first output never reached the file")
+		case <-time.After(20 * time.Millisecond): // the writer's progress is only visible in the file
+		}
+	}
+	r = session.Result{}
+	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "seq 1 40000"}, &r)
+	if !r.Complete || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Fatalf("seq: %+v", r)
+	}
+	notes := r.Note
+	// The writer hits the full disk within about 100 ms of the output.
+	for {
+		var l ListOut
+		call(t, cs, "list", map[string]any{}, &l)
+		if len(l.Sessions) == 1 && strings.Contains(l.Sessions[0].RecordingNote, "no space left on device") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no note about the full disk: %+v", l.Sessions)
+		case <-time.After(20 * time.Millisecond): // the writer's state is only visible through list
+		}
+	}
+	r = session.Result{}
+	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "echo still-$((6*7))"}, &r)
+	if r.Output != "still-42" {
+		t.Fatalf("send after the disk filled: %+v", r)
+	}
+	// The note is in the first result after the recording stopped, and
+	// only there.
+	if notes += " | " + r.Note; strings.Count(notes, "recording stopped") != 1 {
+		t.Fatalf("notes of the two results: %q", notes)
+	}
+	call(t, cs, "close", map[string]any{"session_id": open.ID}, nil)
+	_, evs := readRecording(t, path) // whole lines only: the cut write left no half line
+	if out := recOutput(evs); !strings.Contains(out, "40000\r\n") || strings.Contains(out, "still-42") {
+		t.Fatalf("recording holds %d bytes of output; want the start and nothing after the disk filled", len(out))
+	}
+	if out := asciinemaCat(t, path); !strings.Contains(out, "40000") {
+		t.Fatalf("asciinema cat: %q", out)
+	}
+}
+
 // TestRecordPathErrors: a record_path that cannot be used is an error that
 // says what to do, and no session is left behind.
 func TestRecordPathErrors(t *testing.T) {
@@ -372,14 +448,14 @@ func mustAttachTail(t *testing.T, k *agentc.Client, ks transport.KeptSession) []
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	conn, _, _, err := k.Attach(ctx, ks.ID, max(ks.End-64, 0))
+	conn, _, _, err := k.Attach(ctx, ks.ID, max(ks.End-512, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	var buf []byte
 	b := make([]byte, 4096)
-	for int64(len(buf)) < ks.End-max(ks.End-64, 0) {
+	for int64(len(buf)) < ks.End-max(ks.End-512, 0) {
 		n, err := conn.Read(b)
 		buf = append(buf, b[:n]...)
 		if err != nil {

@@ -104,7 +104,7 @@ func TestSecretSend(t *testing.T) {
 	t.Cleanup(m.CloseAll)
 	l := &leakCheck{t: t, cs: connect(t, newServer(m, log), nil), log: buf}
 	var open OpenOut
-	res := l.call("open_local", map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}})
+	res := l.call("open_local", map[string]any{"cwd": t.TempDir(), "env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}})
 	b, _ := json.Marshal(res.StructuredContent)
 	_ = json.Unmarshal(b, &open)
 	id := open.ID

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // A role is what a command reducer makes of one line of output.
@@ -119,6 +120,15 @@ func (r *reducer) dropText(e entry, hint bool) string {
 // the fold's markers do): later ones name their session lines, which is
 // the same call with other numbers, and stay short.
 func (r *reducer) markerText(what string, i, j int, hint bool) string {
+	const maxWhat = 200 // a description quotes output (a file name): keep it short
+	if len(what) > maxWhat {
+		k := maxWhat
+		for k > 0 && !utf8.RuneStart(what[k]) {
+			k--
+		}
+		what = what[:k] + "…"
+	}
+	what = strings.ToValidUTF8(what, "\uFFFD")
 	from, to := r.span(i, j)
 	call := ""
 	if hint {

@@ -89,7 +89,7 @@ func buildNoise(l string) bool {
 		return false
 	}
 	if l[0] != ' ' && l[0] != '\t' {
-		if strings.HasPrefix(l, "make") {
+		if strings.HasPrefix(l, "make") || strings.HasPrefix(l, "gmake") {
 			if k := strings.Index(l, ": "); k > 0 && k < 12 {
 				rest := l[k+2:]
 				return strings.HasPrefix(rest, "Entering directory ") || strings.HasPrefix(rest, "Leaving directory ")
@@ -133,7 +133,11 @@ func buildNoise(l string) bool {
 				return true
 			}
 		}
-		return name == "mkdir" || name == "rm" || name == "cp" || name == "ln" || name == "mv" || name == "touch"
+		switch name {
+		case "mkdir", "rm", "cp", "ln", "mv", "touch", "ar", "ranlib", "install", "strip":
+			return true // their arguments need no options
+		}
+		return false
 	}
 	// Quiet rules: two spaces, an upper-case tag, spaces, a target.
 	if strings.HasPrefix(l, "  ") && len(l) > 4 && l[2] >= 'A' && l[2] <= 'Z' {

@@ -112,23 +112,18 @@ func classifyPip(lines []string, roles []role) func(int, int) string {
 // remove, the space and "N upgraded, N newly installed" summary lines, and
 // anything else (a maintainer script's output) under the generic rules.
 func classifyApt(lines []string, roles []role) func(int, int) string {
-	list := rShow // the role of the indented lines of the package list above
+	hiding := false // in a package list that is hidden ("  foo bar baz")
 	for i, l := range lines {
-		if l != "" && l[0] == ' ' && !looksLikeError(l) && i > 0 && (list == rDrop || roles[i-1] != rMust) {
-			// A package list ("  foo bar baz"), or a maintainer script's
-			// indented output: shown unless the list is one hidden below.
-			roles[i] = list
-			if list != rDrop {
-				roles[i] = generic(l)
-			}
+		if hiding && l != "" && l[0] == ' ' && !looksLikeError(l) {
+			roles[i] = rDrop
 			continue
 		}
-		list = rShow
+		hiding = false
 		switch {
 		case hasAnyPrefix(l, "Suggested packages:", "Recommended packages:", "The following additional packages will be installed:"):
 			// What else could be installed, and the dependencies that the
 			// NEW list names again.
-			roles[i], list = rDrop, rDrop
+			roles[i], hiding = rDrop, true
 		case strings.Contains(l, " upgraded, ") && strings.Contains(l, " newly installed"):
 			roles[i] = rKey
 		case hasAnyPrefix(l, "E: ", "W: ", "Err:", "dpkg: error", "Errors were encountered"):

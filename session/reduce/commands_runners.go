@@ -55,6 +55,9 @@ func goTestName(l string) (verb, name string) {
 // pkg 0.01s", "?   pkg [no test files]" or "FAIL pkg 0.01s" (status
 // "ok", "?" or "FAIL").
 func goPackageLine(l string) (status string) {
+	if l == "" || l[0] == ' ' || l[0] == '\t' {
+		return "" // a test's output: "    ok so far"
+	}
 	f := strings.Fields(l)
 	if len(f) < 2 || f[0] != "ok" && f[0] != "?" && f[0] != "FAIL" {
 		return ""

@@ -10,10 +10,13 @@
 // emulator and belong to session/screen. Render and StripANSI wrap it for a
 // whole buffer and for a single string.
 //
-// Reduce then shortens the rendered lines: it collapses repeated lines and
-// runs of lines that differ only in their numbers, folds long output to its
-// head and tail while keeping every line that looks like an error or a
-// warning, and cuts very long lines. Its rule is that nothing is hidden
+// Reduce then shortens the rendered lines: given the command line the
+// output belongs to (Options.Command), a reducer for that command (git,
+// grep, go test, pytest, npm, pip, apt, make and compilers; see
+// commands.go) first hides what that command prints as noise; then Reduce
+// collapses repeated lines and runs of lines that differ only in their
+// numbers, folds long output to its head and tail while keeping every line
+// that looks like an error or a warning, and cuts very long lines. Its rule is that nothing is hidden
 // without a marker in its place saying how many lines are hidden, which
 // session lines they are, and the tool call that shows them
 // (Options.ReadHint).

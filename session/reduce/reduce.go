@@ -83,7 +83,8 @@ type Result struct {
 	Lines []string
 	// Text is Lines joined with '\n'.
 	Text string
-	// Elided is how many lines folds hid behind their markers.
+	// Elided is how many lines folds hid behind their markers, and with a
+	// command reducer the lines it hid behind its own (Dropped).
 	Elided int64
 	// Collapsed is how many lines the repeat and digit rules hid.
 	Collapsed int64
@@ -229,10 +230,24 @@ func (x index) expand(out []entry, a, b int) []entry {
 }
 
 // Reduce shortens rendered output lines for a model to read, in three
-// steps, and never hides a line without a marker in its place that says
-// how many lines it hides and either what they are (a repeated line) or
-// which session lines they are and the call that reads them.
+// steps (four with a command reducer), and never hides a line without a
+// marker in its place that says how many lines it hides and either what
+// they are (a repeated line) or which session lines they are and the call
+// that reads them.
 //
+//  0. Command. If Options.Command names a command with a reducer of its
+//     own (git status, log, diff and show; grep -r and rg; go test;
+//     pytest; npm, pip and apt installs; make and compilers; journalctl
+//     and dmesg; ls -R), that reducer hides what the command prints as
+//     noise (=== RUN lines, Get: lines, compile commands), each run of it
+//     behind one marker that says what it hides where it can ("[… 280
+//     lines, 280 passed (session lines 1–280)]"). It never hides a line
+//     that reports an error or a failure; those lines and the reducer's
+//     outline lines (commits, diff files) are what the fold keeps from the
+//     middle, errors first. Only the first marker of a result carries the
+//     read call; later ones name their session lines, like the fold's.
+//     Result.Reducer names the reducer and Result.Dropped counts what it
+//     hid (Elided counts it too).
 //  1. Collapse. A line repeated 3 or more times in a row is kept once,
 //     followed by "[… previous line repeated 57 more times]". A run of at
 //     least DigitRun lines that differ only in their numbers (a sequence

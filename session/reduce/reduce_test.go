@@ -551,20 +551,35 @@ func BenchmarkReduce(b *testing.B) {
 	}
 }
 
-// FuzzReduce checks the accounting invariant and that output is valid
-// UTF-8 for arbitrary lines and options.
+// FuzzReduce checks the accounting invariant, that output is valid UTF-8
+// and that kept lines and markers give the input back exactly, for
+// arbitrary lines, options and command lines (which pick the per-command
+// reducers).
 func FuzzReduce(f *testing.F) {
-	f.Add("a\na\na\nb 1\nb 2\nb 3\nb 4\nb 5\nb 6\nerror 1\nc", uint8(3), uint8(1), uint8(1), uint8(5))
-	f.Add(strings.Join(buildLog(30, map[int]string{15: "x.c:1:2: error: y"}), "\n"), uint8(10), uint8(3), uint8(3), uint8(40))
-	f.Fuzz(func(t *testing.T, in string, maxLines, head, tail, maxLen uint8) {
+	f.Add("a\na\na\nb 1\nb 2\nb 3\nb 4\nb 5\nb 6\nerror 1\nc", uint8(3), uint8(1), uint8(1), uint8(5), "")
+	f.Add(strings.Join(buildLog(30, map[int]string{15: "x.c:1:2: error: y"}), "\n"), uint8(10), uint8(3), uint8(3), uint8(40), "make -j4")
+	for _, cmd := range reducerCommands {
+		// A little of every reducer's output under every command.
+		f.Add(strings.Join([]string{
+			"commit 1111111", "Author: a", "Date: b", "", "    subject", "    body", "diff --git a/x b/x", "@@ -1,2 +1,2 @@", " a", "-b", "+c",
+			"\tmodified:   a.go", "a/b.go:12:x", "a/b.go:13:y", "a/b.go:14:z", "=== RUN   TestX", "--- PASS: TestX (0.00s)", "ok  \tpkg\t0.1s",
+			"--- FAIL: TestY (0.00s)", "t.py::t PASSED [ 1%]", "npm http fetch GET 200 https://r.example/a 1ms", "Collecting x",
+			"Get:1 http://deb.example.org/debian bookworm/main amd64 x amd64 1 [1 kB]", "gcc -O2 -c -o x.o x.c", "x.c:1:2: warning: w",
+			"    1 | x", "      | ^", "error[E1]: e", "", "/usr:", "total 0",
+		}, "\n"), uint8(20), uint8(5), uint8(5), uint8(60), cmd)
+	}
+	f.Fuzz(func(t *testing.T, in string, maxLines, head, tail, maxLen uint8, command string) {
 		lines := strings.Split(in, "\n")
 		for i, l := range lines {
 			lines[i] = strings.ReplaceAll(l, "[…", "[.")
 		}
-		res := Reduce(lines, Options{MaxLines: int(maxLines), Head: int(head) - 1, Tail: int(tail) - 1, MaxLineLen: int(maxLen)})
+		opt := Options{MaxLines: int(maxLines), Head: int(head) - 1, Tail: int(tail) - 1, MaxLineLen: int(maxLen),
+			ReadHint: hint, Command: command}
+		res := Reduce(lines, opt)
 		checkAccounting(t, lines, res)
 		if !utf8.ValidString(res.Text) {
 			t.Fatalf("invalid UTF-8 in %q", res.Text)
 		}
+		checkReconstruct(t, lines, res, opt)
 	})
 }
