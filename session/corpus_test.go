@@ -1237,7 +1237,7 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 			st.exit = &code
 		}
 		st.live = fmt.Sprintf("complete=%v via=%s exit=%s state=%s in %dms", res.Complete, cmpOr(res.Via, "-"), codeString(res.ExitCode), res.State, res.ElapsedMS)
-		waitSettled(t, s, rc, c, ss)
+		waitSettled(t, s, c, ss)
 		rc.settled()
 		rc.mu.Lock()
 		data := slices.Clone(rc.data)
@@ -1277,7 +1277,7 @@ func codeString(c *int) string {
 // waitSettled waits until the step has really finished (by a test of its
 // own, not the verdict's) or, for a step that never finishes, until its
 // screen is drawn; then until output has been quiet for a while.
-func waitSettled(t *testing.T, s *Session, rc *recordingConn, c *command, ss scriptStep) {
+func waitSettled(t *testing.T, s *Session, c *command, ss scriptStep) {
 	t.Helper()
 	var promptRe, settleRe *regexp.Regexp
 	if ss.prompt != "" {

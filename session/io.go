@@ -82,6 +82,8 @@ type Reduction struct {
 	Collapsed int64    `json:"collapsed_lines,omitempty" jsonschema:"repeated lines collapsed"`
 	Cut       int      `json:"cut_lines,omitempty" jsonschema:"long lines cut"`
 	Notes     []string `json:"notes,omitempty" jsonschema:"what was done"`
+	Reducer   string   `json:"reducer,omitempty" jsonschema:"the per-command reducer applied (git log, go test, apt, build …); none for other commands"`
+	Dropped   int64    `json:"dropped_lines,omitempty" jsonschema:"lines the per-command reducer hid as noise (included in elided_lines; readable with mode range)"`
 }
 
 // Cursor is the cursor position on the rendered screen, 1-based.
@@ -349,16 +351,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	}
 	st := s.classify()
 	r.State, r.Foreground = st.state, st.foreground
-	switch {
-	case v.complete && (v.via == ViaExitCode || v.via == ViaShell):
-		// The shell is back; a foreground name the agent has not yet
-		// updated would be stale.
-		r.State, r.Foreground = "prompt", ""
-	case v.complete && v.via == ViaPrompt && r.State == "running":
-		// A shell typed into the session (ssh, docker exec) is back at
-		// its prompt; the local foreground is that shell's client.
-		r.State = "prompt"
-	}
+	settledState(&r, v)
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
 	if !v.complete && waited {
 		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.describe())
@@ -384,6 +377,10 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	} else {
 		pre = nil
 		b, gone = s.ring.AppendRange(nil, from, to)
+	}
+	rawBytes := len(b)
+	if pre != nil {
+		rawBytes = int(to - from)
 	}
 	first := s.lines.LineAt(max(from, s.ring.Start()))
 	secrets := s.secrets
@@ -434,7 +431,12 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		// in digits loses information for no real saving.
 		digitRun = -1
 	}
+	cmdText := ""
+	if c != nil {
+		cmdText = strings.Join(c.lines, "\n")
+	}
 	red := reduce.Reduce(lines, reduce.Options{
+		Command:     cmdText,
 		DigitRun:    digitRun,
 		FirstLine:   first,
 		LineNumbers: nums,
@@ -453,8 +455,9 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	r.Mode = "new"
 	if red.Elided > 0 || red.Collapsed > 0 || red.Cut > 0 {
 		r.Reduction = &Reduction{
-			RawBytes: len(b), RawLines: len(lines), Lines: len(red.Lines), Bytes: len(red.Text),
+			RawBytes: rawBytes, RawLines: len(lines), Lines: len(red.Lines), Bytes: len(red.Text),
 			Elided: red.Elided, Collapsed: red.Collapsed, Cut: red.Cut, Notes: red.Notes,
+			Reducer: red.Reducer, Dropped: red.Dropped,
 		}
 	}
 }
@@ -577,6 +580,8 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	case req.Wait && c != nil:
 		// Wait on the last command sent, with this call's until if given.
 		wc := *c
+		wc.pre = nil
+		wc.pre = nil // Send's own, if it still waits
 		if until != nil {
 			wc.until, wc.scanned = until, from
 		}
@@ -598,7 +603,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		to = v.end
 	}
 	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
-	s.fill(&r, from, to, req.Raw, nil)
+	s.fill(&r, from, to, req.Raw, c)
 	s.mu.Lock()
 	if v.complete {
 		s.readOff = max(s.readOff, end)
@@ -609,12 +614,25 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	s.persist()
 	st := s.classify()
 	r.State, r.Foreground = st.state, st.foreground
-	if v.complete && (v.via == ViaExitCode || v.via == ViaShell) {
-		r.State = "prompt"
-	}
+	settledState(&r, v)
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
 	s.noteRecording(&r)
 	return r
+}
+
+// settledState corrects what classify said right after a verdict: the
+// agent's foreground reports trail the shell's prompt.
+func settledState(r *Result, v verdict) {
+	switch {
+	case v.complete && (v.via == ViaExitCode || v.via == ViaShell):
+		// The shell is back; a foreground name the agent has not yet
+		// updated would be stale.
+		r.State, r.Foreground = "prompt", ""
+	case v.complete && v.via == ViaPrompt && r.State == "running":
+		// A shell typed into the session (ssh, docker exec) is back at
+		// its prompt; the local foreground is that shell's client.
+		r.State = "prompt"
+	}
 }
 
 // peek evaluates the last command's verdict without waiting.

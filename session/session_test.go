@@ -565,3 +565,27 @@ func testIntegrateNested(t *testing.T, nested string) {
 		t.Fatalf("outer shell: %+v", r)
 	}
 }
+
+// TestCommandReducerThroughSend: the command typed picks a per-command
+// reducer for its output, the result says which, and what it hid is still
+// readable exactly by range.
+func TestCommandReducerThroughSend(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "ls -laR /usr/share/doc /usr/lib/python3*/ 2>/dev/null | cat"})
+	if !r.Complete || r.Reduction == nil {
+		t.Fatalf("ls -laR: complete=%v reduction=%+v", r.Complete, r.Reduction)
+	}
+	if r.Reduction.Reducer != "ls -R" {
+		t.Fatalf("reducer %q, want ls -R (reduction %+v)", r.Reduction.Reducer, r.Reduction)
+	}
+	if r.Reduction.Bytes*4 > r.Reduction.RawBytes {
+		t.Fatalf("reduced to %d of %d bytes", r.Reduction.Bytes, r.Reduction.RawBytes)
+	}
+	// Every line is there by range.
+	all, err := s.Read(t.Context(), session.ReadRequest{Mode: "range", FromLine: r.FirstLine, ToLine: r.FirstLine + 5})
+	first, _, _ := strings.Cut(r.Output, "\n")
+	if err != nil || !strings.HasPrefix(all.Output, first+"\n") {
+		t.Fatalf("range read: %v %q, want it to start with %q", err, all.Output, first)
+	}
+}

@@ -28,6 +28,11 @@ const (
 // applies to shells without ttymux's integration hook.
 const shellQuiet = 50 * time.Millisecond
 
+// shellQuietBare is the quiet that decides when neither a program nor a
+// prompt showed that the command ran (a builtin, in a shell whose prompt
+// is empty).
+const shellQuietBare = 300 * time.Millisecond
+
 // echoGrace is how long a terminal gets to echo typed text before ttymux
 // decides it does not echo (a password prompt, stty -echo).
 const echoGrace = 100 * time.Millisecond
@@ -59,6 +64,8 @@ type command struct {
 	anchor  int64 // start of the command's output; -1 while the echo is still arriving
 	scanned int64 // until has been tried against output up to here
 	pre     *prerender
+	// ranProgram: the shell layer saw another program own the terminal.
+	ranProgram bool
 }
 
 // A prerender renders a long command's output while the command runs, so
@@ -305,10 +312,19 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	if !ok {
 		return v, ch, mch, echoPending
 	}
+	if !fg.IsShell {
+		c.ranProgram = true
+	}
 	if fg.IsShell && quietFor >= shellQuiet && s.now().Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
-		v.complete, v.via = true, ViaShell
-		v.end = s.promptStart(v.anchor, end)
-		return v, ch, mch, false
+		// The shell owning the terminal is not enough: on a busy machine
+		// it may not have started the command yet. Done means: a program
+		// ran and the shell is back, or the shell drew its prompt, or (a
+		// builtin in a shell with an empty prompt) a longer quiet.
+		at := s.promptStart(v.anchor, end)
+		if c.ranProgram || at < end || (quietFor >= shellQuietBare && s.now().Sub(c.sent) >= shellQuietBare) {
+			v.complete, v.via, v.end = true, ViaShell, at
+			return v, ch, mch, false
+		}
 	}
 	return v, ch, mch, true
 }

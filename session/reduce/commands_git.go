@@ -317,6 +317,9 @@ const (
 
 // diffHeader reports whether l is a line of a diff's file header.
 func diffHeader(l string) bool {
+	if l == "" || strings.IndexByte("di-+nosrcB", l[0]) < 0 {
+		return false
+	}
 	for _, p := range []string{"diff --git ", "diff --cc ", "diff --combined ", "index ", "--- ", "+++ ", "new file mode ",
 		"deleted file mode ", "old mode ", "new mode ", "similarity index ", "dissimilarity index ", "rename from ",
 		"rename to ", "copy from ", "copy to ", "Binary files ", "diff -"} {

@@ -168,7 +168,7 @@ func grepMatch(l, f string) bool {
 var logMust = []string{
 	"out of memory", "oom-kill", "oom_reaper", "killed process", "segfault", "call trace", "i/o error",
 	"level=error", "level=fatal", "level=crit", "/failure", "hung task", "soft lockup", "hard lockup",
-	"blocked for more than", "general protection", ": bug: ", "oops: ", "hardware error", "link is down",
+	"blocked for more than", "general protection", "bug: ", "oops: ", "hardware error", "link is down",
 	// errno messages (strerror) that hold no generic keyword
 	"address already in use", "no space left on device", "read-only file system", "too many open files",
 	"connection reset", "broken pipe", "operation not permitted", "input/output error", "disk quota exceeded",
@@ -181,16 +181,43 @@ var logMust = []string{
 func classifyLog(lines []string, roles []role) func(int, int) string {
 	for i, l := range lines {
 		roles[i] = generic(l)
-		if roles[i] == rMust {
-			continue
-		}
-		low := strings.ToLower(l)
-		for _, p := range logMust {
-			if strings.Contains(low, p) {
-				roles[i] = rMust
-				break
-			}
+		if roles[i] != rMust && logTrouble(l) {
+			roles[i] = rMust
 		}
 	}
 	return nil
+}
+
+// logPairs has the first two bytes of each of logMust, so that logTrouble
+// looks for the phrases in one pass over a line.
+var logPairs = func() (t [1 << 16]bool) {
+	for _, p := range logMust {
+		t[uint16(p[0])<<8|uint16(p[1])] = true
+	}
+	return t
+}()
+
+// logTrouble reports whether s holds one of logMust, in any case.
+func logTrouble(s string) bool {
+	lower := func(c byte) byte {
+		if c >= 'A' && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for i := 0; i+1 < len(s); i++ {
+		a, b := lower(s[i]), lower(s[i+1])
+		if !logPairs[uint16(a)<<8|uint16(b)] {
+			continue
+		}
+		if i > 0 && isLetter[s[i-1]] {
+			continue // inside a word: "debug: " is not "bug: "
+		}
+		for _, p := range logMust {
+			if p[0] == a && p[1] == b && len(s)-i >= len(p) && strings.EqualFold(s[i:i+len(p)], p) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -20,6 +20,45 @@ func hasAnyPrefix(s string, ps ...string) bool {
 	return false
 }
 
+// A prefixSet tells whether a line starts with one of many prefixes,
+// grouped by first byte so that most lines cost one lookup.
+type prefixSet [256][]string
+
+func newPrefixSet(ps ...string) *prefixSet {
+	var t prefixSet
+	for _, p := range ps {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return &t
+}
+
+func (t *prefixSet) match(s string) bool {
+	return s != "" && hasAnyPrefix(s, t[s[0]]...)
+}
+
+// aptNoise are the lines of apt's and dpkg's progress.
+var aptNoise = newPrefixSet("Reading package lists...", "Building dependency tree...", "Reading state information...",
+	"Selecting previously unselected package ", "(Reading database ... ", "Preparing to unpack ",
+	"Unpacking ", "Setting up ", "Processing triggers for ", "update-alternatives: using ",
+	"Created symlink ", "Removing ", "Purging configuration files for ", "Preconfiguring packages ...",
+	"Extracting templates from packages: ", "debconf: delaying package configuration",
+	"Fetched ", "Progress: [", "Scanning processes...", "Scanning linux images...", "Running kernel seems to be up-to-date.",
+	"No services need to be restarted.", "No containers need to be restarted.", "No user sessions are running outdated binaries.",
+	"No VM guests are running outdated hypervisor", "Adding '", "Adding group ", "Adding system user ", "Adding new ",
+	"Not creating home directory", "Updating certificates in ", "Running hooks in ")
+
+// pipNoise are pip's lines at the start of a line, pipNoiseIndented
+// those after its indentation.
+var (
+	pipNoise = newPrefixSet("Collecting ", "Requirement already satisfied: ", "Using cached ", "Looking in indexes: ",
+		"Looking in links: ", "Processing ", "Obtaining ", "Building wheels for collected packages: ",
+		"Downloading ", "Attempting uninstall: ", "Found existing installation: ", "Saved ")
+	pipNoiseIndented = newPrefixSet("Downloading ", "Using cached ", "Uninstalling ", "Successfully uninstalled ",
+		"Created wheel for ", "Stored in directory: ", "Running setup.py install for ", "Getting requirements to build ",
+		"Installing build dependencies", "Preparing metadata ", "Building wheel for ", "Installing backend dependencies",
+		"File was already downloaded ", "Link requires a different Python")
+)
+
 // onlyOf reports whether s is not empty and made only of characters in set
 // and spaces.
 func onlyOf(s, set string) bool {
@@ -83,14 +122,9 @@ func classifyPip(lines []string, roles []role) func(int, int) string {
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
 		switch {
-		case hasAnyPrefix(l, "Collecting ", "Requirement already satisfied: ", "Using cached ", "Looking in indexes: ",
-			"Looking in links: ", "Processing ", "Obtaining ", "Building wheels for collected packages: ",
-			"Downloading ", "Attempting uninstall: ", "Found existing installation: ", "Saved "):
+		case pipNoise.match(l):
 			roles[i] = rDrop
-		case hasAnyPrefix(t, "Downloading ", "Using cached ", "Uninstalling ", "Successfully uninstalled ",
-			"Created wheel for ", "Stored in directory: ", "Running setup.py install for ", "Getting requirements to build ",
-			"Installing build dependencies", "Preparing metadata ", "Building wheel for ", "Installing backend dependencies",
-			"File was already downloaded ", "Link requires a different Python"):
+		case pipNoiseIndented.match(t):
 			roles[i] = rDrop
 			if looksLikeError(l) {
 				roles[i] = rMust // "Building wheel for x (pyproject.toml) ... error"
@@ -130,15 +164,7 @@ func classifyApt(lines []string, roles []role) func(int, int) string {
 			roles[i] = rMust
 		case hasAnyPrefix(l, "Get:", "Hit:", "Ign:") && len(l) > 4 && isDigit(l[4]):
 			roles[i] = rDrop
-		case hasAnyPrefix(l, "Reading package lists...", "Building dependency tree...", "Reading state information...",
-			"Selecting previously unselected package ", "(Reading database ... ", "Preparing to unpack ",
-			"Unpacking ", "Setting up ", "Processing triggers for ", "update-alternatives: using ",
-			"Created symlink ", "Removing ", "Purging configuration files for ", "Preconfiguring packages ...",
-			"Extracting templates from packages: ", "debconf: delaying package configuration",
-			"Fetched ", "Progress: [", "Scanning processes...", "Scanning linux images...", "Running kernel seems to be up-to-date.",
-			"No services need to be restarted.", "No containers need to be restarted.", "No user sessions are running outdated binaries.",
-			"No VM guests are running outdated hypervisor", "Adding '", "Adding group ", "Adding system user ", "Adding new ",
-			"Not creating home directory", "Updating certificates in ", "Running hooks in "):
+		case aptNoise.match(l):
 			roles[i] = rDrop // even "Unpacking liberror-perl": a package name is not an error
 		default:
 			roles[i] = generic(l)

@@ -179,6 +179,9 @@ func pytestResult(l string) string {
 // error, and how many tests it records as passed.
 func pytestDots(l string) (progress, failed bool, passed int) {
 	t := strings.TrimRight(l, " ")
+	if !strings.HasSuffix(t, "%]") {
+		return false, false, 0 // pytest ends every line of dots with its percentage
+	}
 	if strings.HasSuffix(t, "%]") {
 		if o := strings.LastIndexByte(t, '['); o >= 0 {
 			t = strings.TrimRight(t[:o], " ")
@@ -191,9 +194,6 @@ func pytestDots(l string) (progress, failed bool, passed int) {
 	marks := f[len(f)-1]
 	if len(f) == 2 && !strings.HasSuffix(f[0], ".py") {
 		return false, false, 0
-	}
-	if len(f) == 1 && !strings.HasSuffix(l, "%]") {
-		return false, false, 0 // a bare word, not a continuation of dots
 	}
 	for _, c := range []byte(marks) {
 		if strings.IndexByte(".FEsxX", c) < 0 {

@@ -447,11 +447,9 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 		// whether it may start a digit run and whether it is kept, which
 		// saves fold from testing it again. (A kept line cannot start a
 		// digit run: the run ends before it.)
-		progress, keep := false, false
-		if !r.custom {
-			progress, keep = lineInfo(s)
-		} else {
-			progress = progressLike(s)
+		progress, keep := lineInfo(s)
+		if r.custom {
+			keep = false // the keep test is another: r.keepAt
 		}
 		k := i
 		if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
