@@ -41,14 +41,16 @@ func ParseJump(s string) ([]Jump, error) {
 }
 
 // String formats j as ParseJump reads it: [user@]host[:port], with the
-// host in brackets when it contains ':' (an IPv6 address).
+// host in brackets when it contains ':' (an IPv6 address), or when it is a
+// host named "none" standing alone, which would read as the keyword that
+// disables ProxyJump (found by FuzzParseJump: "none:").
 func (j Jump) String() string {
 	var b strings.Builder
 	if j.User != "" {
 		b.WriteString(j.User)
 		b.WriteByte('@')
 	}
-	if strings.Contains(j.Host, ":") {
+	if strings.Contains(j.Host, ":") || j.User == "" && j.Port == 0 && strings.EqualFold(j.Host, "none") {
 		b.WriteByte('[')
 		b.WriteString(j.Host)
 		b.WriteByte(']')

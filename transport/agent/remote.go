@@ -363,7 +363,13 @@ func (r *Remote) Attach(ctx context.Context, id string, from int64) (transport.K
 	if from < 0 {
 		req = agentproto.Attach{ID: id, FromStart: true}
 	}
-	c, ks, res, err := r.agentClient().attach(ctx, req)
+	var c *Conn
+	var ks transport.KeptSession
+	var res transport.Resume
+	err := r.retry(ctx, func() (err error) {
+		c, ks, res, err = r.agentClient().attach(ctx, req)
+		return err
+	})
 	if err != nil {
 		return nil, ks, res, err
 	}
@@ -372,12 +378,31 @@ func (r *Remote) Attach(ctx context.Context, id string, from int64) (transport.K
 
 // List describes the sessions the host's agent holds.
 func (r *Remote) List(ctx context.Context) ([]transport.KeptSession, error) {
-	return r.agentClient().List(ctx)
+	var out []transport.KeptSession
+	err := r.retry(ctx, func() (err error) {
+		out, err = r.agentClient().List(ctx)
+		return err
+	})
+	return out, err
 }
 
 // Kill ends a session on the host.
 func (r *Remote) Kill(ctx context.Context, id string) error {
-	return r.agentClient().Kill(ctx, id)
+	return r.retry(ctx, func() error { return r.agentClient().Kill(ctx, id) })
+}
+
+// retry runs an idempotent request again, once, when it failed on the way
+// (the channel to the agent broke) rather than by the agent's answer.
+func (r *Remote) retry(ctx context.Context, f func() error) error {
+	err := f()
+	var se *StatusError
+	var re *RemoteError
+	if err == nil || errors.As(err, &se) || errors.As(err, &re) || errors.Is(err, transport.ErrNoSession) ||
+		errors.Is(err, ErrAgentNotFound) || ctx.Err() != nil {
+		return err
+	}
+	r.logger().Debug("request to the remote agent failed on the way; retrying", "host", r.Host, "err", err)
+	return f()
 }
 
 // Stop asks the host's agent to exit (force: even with sessions running).
