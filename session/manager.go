@@ -594,19 +594,7 @@ func (m *Manager) List(ctx context.Context) []Info {
 			if seen[ks.ID] {
 				continue
 			}
-			md := decodeMeta(ks.Meta)
-			in := Info{
-				ID: ks.ID, Name: md.Name, Transport: cmp.Or(md.Transport, "local"), Command: ks.Command, State: "detached",
-				Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
-				Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
-				Recording: md.RecPath, RecordingNote: md.RecNote,
-			}
-			if ks.Exited {
-				in.State = "exited"
-				code := ks.ExitStatus
-				in.ExitCode = &code
-			}
-			infos = append(infos, in)
+			infos = append(infos, detachedInfo(ks, "", "local"))
 		}
 	}
 	sort.Slice(infos, func(i, j int) bool { return idLess(infos[i].ID, infos[j].ID) })
@@ -726,26 +714,34 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 			infos = append(infos, s.Info())
 			continue
 		}
-		md := decodeMeta(ks.Meta)
-		tr, command := md.Transport, ks.Command
-		if tr == "" {
-			tr = "agent"
-		}
-		if tr == "ssh" {
-			command = "ssh " + t.Host
-		}
-		in := Info{
-			ID: id, Name: md.Name, Transport: tr, Command: command, State: "detached",
-			Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
-			Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
-			Recording: md.RecPath, RecordingNote: md.RecNote,
-		}
-		if ks.Exited {
-			in.State = "exited"
-			code := ks.ExitStatus
-			in.ExitCode = &code
-		}
-		infos = append(infos, in)
+		infos = append(infos, detachedInfo(ks, t.Host, "agent"))
 	}
 	return infos, nil
+}
+
+// detachedInfo describes a session an agent keeps and this server has not
+// attached: on host ("" for the local agent), of transport tr unless its
+// metadata says otherwise.
+func detachedInfo(ks transport.KeptSession, host, tr string) Info {
+	md := decodeMeta(ks.Meta)
+	id, command := ks.ID, ks.Command
+	if host != "" {
+		id = remoteID(host, ks.ID)
+	}
+	tr = cmp.Or(md.Transport, tr)
+	if tr == "ssh" {
+		command = "ssh " + host
+	}
+	in := Info{
+		ID: id, Name: md.Name, Transport: tr, Command: command, State: "detached",
+		Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
+		Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
+		Recording: md.RecPath, RecordingNote: md.RecNote,
+	}
+	if ks.Exited {
+		in.State = "exited"
+		code := ks.ExitStatus
+		in.ExitCode = &code
+	}
+	return in
 }

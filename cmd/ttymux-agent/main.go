@@ -26,13 +26,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/buildinfo"
 	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
@@ -89,33 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
-	if rev == "" {
-		return "devel"
-	}
-	return "devel-" + rev[:min(12, len(rev))] + dirty
-}
+func versionString() string { return buildinfo.Version(version) }
 
 func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("ttymux-agent "+name, flag.ContinueOnError)

@@ -18,7 +18,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -275,7 +274,7 @@ func checkAgentBinary(ctx context.Context) check {
 		c.Fix = "reinstall it with ./install.sh"
 		return c
 	}
-	mine := buildVersion()
+	mine := version()
 	switch {
 	case proto != agentproto.Version:
 		c.Status = statusFail
@@ -293,37 +292,6 @@ func checkAgentBinary(ctx context.Context) check {
 		}
 	}
 	return c
-}
-
-// buildVersion names this build the way ttymux-agent version does: the
-// version install.sh stamped, else the module version, else the VCS
-// revision ("devel-<rev>[-dirty]"), else "devel".
-func buildVersion() string {
-	if stampedVersion != "" {
-		return stampedVersion
-	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
-	if rev == "" {
-		return "devel"
-	}
-	return "devel-" + rev[:min(12, len(rev))] + dirty
 }
 
 // stamped reports whether a version identifies a build (a plain "devel"

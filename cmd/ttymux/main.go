@@ -21,11 +21,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ttymux/ttymux/internal/buildinfo"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -88,15 +88,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // agents); otherwise the version comes from the build info.
 var stampedVersion string
 
-func version() string {
-	if stampedVersion != "" {
-		return stampedVersion
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func version() string { return buildinfo.Version(stampedVersion) }
 
 func newLogger(w io.Writer) *slog.Logger {
 	var lvl slog.Level
