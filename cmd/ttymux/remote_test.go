@@ -32,10 +32,10 @@ type remoteHost struct {
 	dir, socketDir, exe string
 }
 
-func newRemoteHost(t testing.TB) *remoteHost {
+func newRemoteHost(t testing.TB, sshdConfig ...string) *remoteHost {
 	t.Helper()
 	t.Setenv("SSH_AUTH_SOCK", "")
-	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: []string{"Subsystem sftp internal-sftp"}})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: append([]string{"Subsystem sftp internal-sftp"}, sshdConfig...)})
 	h := &remoteHost{sshd: d, home: t.TempDir(), dir: filepath.Join(t.TempDir(), "agent"), socketDir: filepath.Join(shortTempDir(t), "s")}
 	known := filepath.Join(h.home, "known_hosts")
 	if err := os.WriteFile(known, []byte(d.KnownHostsLine()+"\n"), 0o600); err != nil {
@@ -190,7 +190,10 @@ func TestPersistentSSHSurvivesLinkAndRestart(t *testing.T) {
 // memory) to a persistent session held by the agent deployed on a host
 // reached over SSH on loopback.
 func BenchmarkEchoRemotePersistent(b *testing.B) {
-	h := newRemoteHost(b)
+	// The remote login shell skips the user's rc files (which on a
+	// developer's machine may run a prompt hook costing milliseconds):
+	// this measures ttymux, not ~/.bashrc.
+	h := newRemoteHost(b, "SetEnv TTYMUX_NORC=1")
 	cs, do := h.server(b)
 	var open OpenOut
 	do("open_ssh", map[string]any{"host": "box", "persistent": true}, &open)
