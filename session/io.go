@@ -414,9 +414,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	var lines []string
 	var nums []int64
 	if pre != nil {
-		pre.r.Write(b)
-		pre.r.Flush()
-		lines, nums = pre.r.Lines()
+		lines, nums = pre.finish(b)
 		c.pre = nil // flushed: it cannot take more
 	} else {
 		lines, nums = reduce.RenderNumbered(b)

@@ -79,6 +79,34 @@ type prerender struct {
 	buf  []byte
 }
 
+// feed renders b, a run of whole lines of output. The line slices are
+// reserved once, up front: a slice of a million strings copied at each
+// growth, while the garbage collector is marking, costs more than
+// rendering them.
+func (p *prerender) feed(b []byte, logSize int) {
+	n := bytes.Count(b, []byte{'\n'}) + 1
+	if lines, _ := p.r.Lines(); lines == nil {
+		// The first feed: room for as many lines of this density as the
+		// log can hold, since no more can be rendered from it. The
+		// memory is touched only as lines arrive.
+		n = min(max(n, int(int64(logSize)*int64(n)/int64(len(b)+1))+n), maxPrerenderLines)
+	}
+	p.r.Reserve(n)
+	p.r.Write(b)
+}
+
+// maxPrerenderLines caps the first reservation of a prerender.
+const maxPrerenderLines = 4 << 20
+
+// finish renders the rest of the output and returns every line with its
+// num (see reduce.Renderer).
+func (p *prerender) finish(rest []byte) ([]string, []int64) {
+	p.r.Reserve(bytes.Count(rest, []byte{'\n'}) + 1)
+	p.r.Write(rest)
+	p.r.Flush()
+	return p.r.Lines()
+}
+
 // prerenderMin is how much unrendered output makes rendering ahead worth
 // it; less is rendered at the end in well under a millisecond.
 const prerenderMin = 256 << 10
@@ -105,7 +133,7 @@ func (s *Session) prerender(c *command) {
 	if n == 0 {
 		return
 	}
-	p.r.Write(p.buf[:n])
+	p.feed(p.buf[:n], s.ring.Size())
 	p.fed += int64(n)
 }
 

@@ -1041,6 +1041,18 @@ func (r *Renderer) Flush() {
 	r.noBulk = false
 }
 
+// Reserve makes room for n more lines (when Emit is nil), so that a
+// caller that writes a long stream in pieces, knowing roughly how many
+// lines each holds, does not pay for many small growths of the line
+// slices. Growth at least doubles them.
+func (r *Renderer) Reserve(n int) {
+	if need := len(r.lines) + n; need > cap(r.lines) {
+		c := max(need, 2*cap(r.lines))
+		r.lines = append(make([]string, 0, c), r.lines...)
+		r.nums = append(make([]int64, 0, c), r.nums...)
+	}
+}
+
 // Lines returns the lines completed so far when Emit is nil, and their nums
 // (see Emit). Later Writes append to them. The lines share a few large
 // allocations (see RenderNumbered).
