@@ -28,9 +28,8 @@ const (
 // applies to shells without ttymux's integration hook.
 const shellQuiet = 50 * time.Millisecond
 
-// shellQuietBare is the quiet that decides when neither a program nor a
-// prompt showed that the command ran (a builtin, in a shell whose prompt
-// is empty).
+// shellQuietBare is the quiet that decides when no program was seen in
+// the foreground (a builtin, or a program too short to be seen).
 const shellQuietBare = 300 * time.Millisecond
 
 // echoGrace is how long a terminal gets to echo typed text before ttymux
@@ -346,10 +345,11 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	if fg.IsShell && quietFor >= shellQuiet && s.now().Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
 		// The shell owning the terminal is not enough: on a busy machine
 		// it may not have started the command yet. Done means: a program
-		// ran and the shell is back, or the shell drew its prompt, or (a
-		// builtin in a shell with an empty prompt) a longer quiet.
+		// ran and the shell is back, or (a builtin) a longer quiet. A
+		// prompt at the cursor proves nothing: a shell started just
+		// before the send draws its first prompt after the echo.
 		at := s.promptStart(v.anchor, end)
-		if c.ranProgram || at < end || (quietFor >= shellQuietBare && s.now().Sub(c.sent) >= shellQuietBare) {
+		if c.ranProgram || (quietFor >= shellQuietBare && s.now().Sub(c.sent) >= shellQuietBare) {
 			v.complete, v.via, v.end = true, ViaShell, at
 			return v, ch, mch, false
 		}
