@@ -72,7 +72,9 @@ func TestDetachReattach(t *testing.T) {
 	p.waitFor(t, "$ ")
 	const n = 2000
 	// The command line itself holds no "line-" followed by a digit.
-	fmt.Fprintf(kc, "for i in $(seq 1 %d); do echo line-$i; done; echo loop-''done\r", n)
+	// A pause every 100 lines keeps the loop running past the detach
+	// however fast this client reads.
+	fmt.Fprintf(kc, "for i in $(seq 1 %d); do echo line-$i; [ $((i %% 100)) = 0 ] && sleep 0.02; done; echo loop-''done\r", n)
 	p.waitFor(t, "line-3\r\n")
 	if err := kc.Close(); err != nil {
 		t.Fatal(err)
