@@ -198,6 +198,10 @@ func (s *Session) pump() {
 		n, err := s.conn.Read(buf)
 		if n > 0 {
 			p := buf[:n]
+			// The screen first: whoever the log's new bytes wake (a
+			// verdict) must find them on the screen too (the alternate
+			// screen switches a result to the rendered screen).
+			s.scr.Write(p)
 			s.mu.Lock()
 			s.ring.Write(p)
 			s.lines.Write(p)
@@ -211,7 +215,6 @@ func (s *Session) pump() {
 			s.notifyLocked()
 			s.mu.Unlock()
 			s.rec.output(p)
-			s.scr.Write(p)
 		}
 		if err != nil {
 			var gap *transport.GapError
