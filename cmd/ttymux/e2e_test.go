@@ -90,6 +90,33 @@ func shortTempDir(t testing.TB) string {
 	return d
 }
 
+// persistentServers returns a function that starts the built server (with
+// the agent, as a user runs it) over stdio, each time a new process sharing
+// one private agent whose socket is under runtime (XDG_RUNTIME_DIR); the
+// test's cleanup stops it. The buffer collects the server's stderr.
+func persistentServers(t *testing.T, runtime string) func() (*exec.Cmd, *mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
+	env := testEnv(t, runtime)
+	t.Cleanup(func() {
+		stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(t)), "ttymux-agent"), "stop", "--force")
+		stop.Env = env
+		_ = stop.Run() // best effort
+	})
+	return func() (*exec.Cmd, *mcp.ClientSession, *bytes.Buffer) {
+		cmd := exec.Command(ttymuxBinary(t), "mcp")
+		cmd.Env = env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
+		}
+		return cmd, cs, &stderr
+	}
+}
+
 // TestStdioOnlyJSONRPC drives the built binary over stdio the way Claude
 // Code does (protocol 2025-06-18, newline-delimited JSON-RPC) and checks
 // that every byte on stdout is JSON-RPC while the log goes to stderr.
@@ -223,27 +250,11 @@ func TestStdioGoClient(t *testing.T) {
 // only the session_id, returns the rest; every tick arrives exactly once,
 // and the shell state set before the kill is still there.
 func TestKillNineResumes(t *testing.T) {
-	runtime := shortTempDir(t)
-	env := testEnv(t, runtime)
+	start := persistentServers(t, shortTempDir(t))
 	startServer := func() (*exec.Cmd, *mcp.ClientSession) {
-		cmd := exec.Command(ttymuxBinary(t), "mcp")
-		cmd.Env = env
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Fatalf("connect: %v\n%s", err, stderr.String())
-		}
+		cmd, cs, _ := start()
 		return cmd, cs
 	}
-	t.Cleanup(func() {
-		// Stop the agent the first server started.
-		stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(t)), "ttymux-agent"), "stop", "--force")
-		stop.Env = env
-		_ = stop.Run() // best effort
-	})
 
 	cmd1, cs1 := startServer()
 	var open OpenOut

@@ -470,26 +470,11 @@ func mustAttachTail(t *testing.T, k *agentc.Client, ks transport.KeptSession) []
 // stored with the agent lags the file); a second server resumes the same
 // recording; every tick is in it exactly once.
 func TestRecordKillNine(t *testing.T) {
-	runtime := shortTempDir(t)
-	env := testEnv(t, runtime)
+	start := persistentServers(t, shortTempDir(t))
 	startServer := func() (*exec.Cmd, *mcp.ClientSession) {
-		cmd := exec.Command(ttymuxBinary(t), "mcp")
-		cmd.Env = env
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Fatalf("connect: %v\n%s", err, stderr.String())
-		}
+		cmd, cs, _ := start()
 		return cmd, cs
 	}
-	t.Cleanup(func() {
-		stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(t)), "ttymux-agent"), "stop", "--force")
-		stop.Env = env
-		_ = stop.Run() // best effort
-	})
 	cmd1, cs1 := startServer()
 	var open OpenOut
 	call(t, cs1, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}, "record": true}, &open)

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/session"
@@ -25,25 +21,7 @@ import (
 // (answered as honestly as in the server: a pseudo-terminal has no DTR).
 func TestSerialPersistentKillNine(t *testing.T) {
 	runtime := shortTempDir(t)
-	env := testEnv(t, runtime)
-	startServer := func() (*exec.Cmd, *mcp.ClientSession, *bytes.Buffer) {
-		cmd := exec.Command(ttymuxBinary(t), "mcp")
-		cmd.Env = env
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		if err != nil {
-			t.Fatalf("connect: %v\n%s", err, stderr.String())
-		}
-		return cmd, cs, &stderr
-	}
-	t.Cleanup(func() {
-		stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(t)), "ttymux-agent"), "stop", "--force")
-		stop.Env = env
-		_ = stop.Run() // best effort
-	})
+	startServer := persistentServers(t, runtime)
 	link := filepath.Join(t.TempDir(), "ttyUSB-router")
 	router := startRouter(t, link, true)
 	defer router.unplug()
