@@ -43,6 +43,11 @@ func (r *resolver) resolveParser(host string, o Overrides, identity string) (Con
 	}
 	if o.Jump != "" {
 		st.setJump(o.Jump) // ssh -J: first, so it beats the config
+		// ssh.c sets ProxyCommand to "none" for every -J, "none" included,
+		// so no configured ProxyCommand applies (OpenSSH 9.2p1 Debian
+		// deb12u6, checked with ssh -G).
+		none := "none"
+		st.proxyCommand = &none
 	}
 	ev := &evaluator{r: r, st: st, alias: host, matchHost: host, files: make(map[fileKey]*cfgFile)}
 	if err := ev.pass(); err != nil {

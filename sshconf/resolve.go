@@ -217,9 +217,8 @@ func applyOverrides(cfg *Config, o Overrides, identity string) error {
 			return fmt.Errorf("jump override: %w", err)
 		}
 		cfg.ProxyJump = hops
-		if len(hops) > 0 {
-			cfg.ProxyCommand = ""
-		}
+		cfg.ProxyCommand = "" // ssh -J, "none" included, turns ProxyCommand off
+
 	}
 	return nil
 }

@@ -67,8 +67,8 @@ type Overrides struct {
 	// must exist.
 	IdentityFile string
 	// Jump replaces ProxyJump, in ProxyJump syntax ("a,b@c:2222"); "none"
-	// disables a configured jump. A jump disables a configured
-	// ProxyCommand; "none" does not (as with ssh -J none).
+	// disables a configured jump. Any jump, "none" included, disables a
+	// configured ProxyCommand (as ssh -J does).
 	Jump string
 }
 

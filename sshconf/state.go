@@ -158,7 +158,8 @@ func (st *state) apply(key string, la lineArgs, active, userConf bool) error {
 // setJump records a ProxyJump (readconf.c parse_jump). Of ProxyJump and
 // ProxyCommand the first wins: a jump sets ProxyCommand to "none". A jump
 // of "none" only keeps later ProxyJump lines out; a later ProxyCommand
-// still applies (checked against OpenSSH 9.2, also for ssh -J none).
+// still applies (checked against OpenSSH 9.2). ssh -J none is different:
+// the command line turns ProxyCommand off for every -J (see resolve).
 func (st *state) setJump(v string) {
 	st.proxyJump = &v
 	if !strings.EqualFold(v, "none") {
