@@ -5,8 +5,10 @@
 #   scripts/inspector-check.sh [--help]
 #
 # Builds ttymux and ttymux-agent into a temporary directory, then runs the
-# Inspector four times: tools/list, and tools/call for open_local, send
-# {text: "echo inspector-ok"} and close. Every Inspector run starts its own
+# Inspector: tools/list, tools/call for open_local and send {text: "echo
+# inspector-ok"}, resources/list, resources/templates/list, resources/read of
+# ttymux://sessions and of the session's screen, prompts/list, prompts/get,
+# and tools/call close. Every Inspector run starts its own
 # server process, so the send and the close reach the session through the
 # ttymux agent: the check covers persistent sessions too. HOME and the XDG
 # directories point into the temporary directory, so the user's own agent and
@@ -137,9 +139,38 @@ esac
 [ "$complete" = true ] || { cat "$tmp/send.json" >&2; fail "send: complete is $complete, want true"; }
 echo "   output $out, complete $complete via $(field send structuredContent.via), exit_code $(field send structuredContent.exit_code)"
 
+# contains NAME PATH WANT fails unless field PATH of result NAME contains WANT.
+contains() {
+	local got
+	got=$(field "$1" "$2")
+	case "$got" in
+	*"$3"*) ;;
+	*) cat "$tmp/$1.json" >&2; fail "$1: $2 does not contain $3" ;;
+	esac
+}
+
+inspector resources-list --method resources/list
+contains resources-list resources 'ttymux://sessions'
+inspector templates-list --method resources/templates/list
+contains templates-list resourceTemplates 'ttymux://session/{id}/screen'
+inspector sessions-read --method resources/read --uri 'ttymux://sessions'
+contains sessions-read contents.0.text "\"session_id\":\"$sid\""
+# A new server process: reading the screen attaches the agent's session.
+inspector screen-read --method resources/read --uri "ttymux://session/$sid/screen"
+contains screen-read contents.0.text inspector-ok
+echo "   resources: ttymux://sessions lists $sid; its screen shows inspector-ok"
+
+inspector prompts-list --method prompts/list
+for want in serial_bringup homelab_ssh service_failure; do
+	contains prompts-list prompts "\"name\":\"$want\""
+done
+inspector prompts-get --method prompts/get --prompt-name service_failure --prompt-args service=nginx
+contains prompts-get messages.0.content.text 'journalctl -u nginx'
+echo "   prompts: serial_bringup homelab_ssh service_failure; service_failure renders"
+
 inspector close --method tools/call --tool-name close --tool-arg "session_id=$sid"
 ok close
 [ "$(field close structuredContent.closed)" = true ] || { cat "$tmp/close.json" >&2; fail "close: closed is not true"; }
 echo "   closed $sid"
 
-echo "inspector-check: ok (MCP Inspector $pkg: tools/list, open_local, send, close)"
+echo "inspector-check: ok (MCP Inspector $pkg: tools/list, open_local, send, resources, prompts, close)"

@@ -745,3 +745,15 @@ func detachedInfo(ks transport.KeptSession, host, tr string) Info {
 	}
 	return in
 }
+
+// Sessions returns the sessions this manager holds now, without asking an
+// agent for the detached ones (List does that). It does not block.
+func (m *Manager) Sessions() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ss := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		ss = append(ss, s)
+	}
+	return ss
+}

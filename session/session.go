@@ -164,6 +164,15 @@ func (s *Session) ID() string { return s.id }
 // Name returns the session's optional name.
 func (s *Session) Name() string { return s.name }
 
+// Changed returns a channel closed at the session's next change (output,
+// a mark, its end). Call it again for the change after that. It does not
+// block.
+func (s *Session) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changedLocked()
+}
+
 // notifyLocked wakes every waiter. s.mu must be held.
 func (s *Session) notifyLocked() {
 	if !s.watched {

@@ -2,7 +2,7 @@
 // and the command line humans use around it.
 //
 //	ttymux            run the MCP server on stdin/stdout (same as ttymux mcp)
-//	ttymux mcp        run the MCP server on stdin/stdout
+//	ttymux mcp        run the MCP server on stdin/stdout (--http ADDR: over HTTP)
 //	ttymux ls         list the sessions the local agent keeps
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
 //	ttymux doctor     check what the features need on this machine
@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +43,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: ttymux [command]
 
 commands:
-  mcp        run the MCP stdio server (the default)
+  mcp        run the MCP stdio server (the default); --http 127.0.0.1:PORT serves it over HTTP
   ls         list the persistent sessions the local ttymux agent keeps
   attach ID  attach this terminal to a session; detach with ctrl+]
   doctor     check this machine for what ttymux needs (--json for scripts)
@@ -73,6 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "ttymux", version())
+		fmt.Fprintln(stdout, "MCP protocol revisions:", strings.Join(mcp.SupportedProtocolVersions(), ", "))
 		return 0
 	case "help", "-h", "--help", "-help":
 		usage(stdout)
@@ -115,6 +117,10 @@ func serve(args []string, stderr io.Writer) int {
 	ringMiB := fs.Int("log-mib", 8, "output kept per session, in MiB")
 	noAgent := fs.Bool("no-agent", false, "keep every session in this process (no persistence, no human attach)")
 	agentPath := fs.String("agent", os.Getenv("TTYMUX_AGENT"), "the ttymux-agent binary (default: beside ttymux, then $PATH)")
+	var hc httpConfig
+	fs.StringVar(&hc.addr, "http", "", "serve MCP over Streamable HTTP on this host:port (loopback only unless --listen-any) instead of stdio; the endpoint is /mcp")
+	fs.BoolVar(&hc.listenAny, "listen-any", false, "with --http: allow a non-loopback address")
+	fs.StringVar(&hc.tokenFile, "token-file", "", "with --http: the bearer token file (default $XDG_STATE_HOME/ttymux/http-token, made 0600 on first use)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -144,6 +150,13 @@ func serve(args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	srv := newServer(mgr, log)
+	if hc.addr != "" {
+		if err := serveHTTP(ctx, srv, hc, stderr, log); err != nil {
+			fmt.Fprintln(stderr, "ttymux:", err)
+			return 1
+		}
+		return 0
+	}
 	// A request line over the SDK's limit ends the whole connection, not
 	// just that call: allow room for the largest send (session.MaxSendBytes)
 	// even when JSON escaping makes every byte six ("\u0000"), so an

@@ -235,15 +235,18 @@ func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       log,
-	})
+	rs := newResources(mgr, log)
+	opts := &mcp.ServerOptions{Instructions: instructions, Logger: log}
+	rs.subscriptionOptions(opts)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, opts)
 	h := &handlers{mgr: mgr, log: log}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
-	srv.AddReceivingMiddleware(recoverPanics(log))
+	rs.register(srv)
+	registerPrompts(srv)
+	// sync wraps the panic recovery: a call that panicked is synced too.
+	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log))
 	return srv
 }
 
