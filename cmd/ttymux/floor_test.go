@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +183,60 @@ func BenchmarkEchoVsFloor(b *testing.B) {
 	}
 	if testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "floor %v = pty %v + noop %v\n", fl, median(ptyD), median(noopD))
+	}
+}
+
+// cpuTicks returns a process's user+system CPU time (/proc/PID/stat
+// utime and stime, in clock ticks of 1/100 s on Linux).
+func cpuTicks(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name (field 2) may hold spaces: count from its ")".
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64) // field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64) // field 15
+	return ut + st
+}
+
+// BenchmarkIdleCPU reports the CPU that ten idle persistent sessions cost
+// the server and the agent together (DESIGN.md: ≤ 0.2 % of one core):
+// each op opens ten shells through the built server (kept by the agent, the
+// default), runs a command in each, then reads both processes' CPU time
+// over a quiet window of TTYMUX_BENCH_IDLE_SECONDS (default 30).
+func BenchmarkIdleCPU(b *testing.B) {
+	window := 30 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("TTYMUX_BENCH_IDLE_SECONDS")); err == nil && s > 0 {
+		window = time.Duration(s) * time.Second
+	}
+	bin := ttymuxBinary(b)
+	for b.Loop() {
+		home := b.TempDir()
+		runtime := shortTempDir(b)
+		env := append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+			"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
+		cmd := exec.Command(bin, "mcp")
+		cmd.Env = env
+		cs := stdioClient(b, cmd)
+		for range 10 {
+			var open OpenOut
+			call(b, cs, "open_local", map[string]any{}, &open)
+			call(b, cs, "send", map[string]any{"session_id": open.ID, "text": "echo ready"}, nil)
+		}
+		agent := agentPid(b, filepath.Join(runtime, "ttymux", "agent-v1.sock"))
+		s0, a0 := cpuTicks(b, cmd.Process.Pid), cpuTicks(b, agent)
+		start := time.Now()
+		time.Sleep(window) // the subject: what ten idle sessions cost over time
+		el := time.Since(start)
+		s1, a1 := cpuTicks(b, cmd.Process.Pid), cpuTicks(b, agent)
+		pct := func(ticks int64) float64 { return float64(ticks) * 10 * float64(time.Millisecond) / float64(el) * 100 }
+		b.ReportMetric(pct(s1-s0), "server-cpu-%")
+		b.ReportMetric(pct(a1-a0), "agent-cpu-%")
+		b.ReportMetric(pct(s1-s0+a1-a0), "total-cpu-%")
+		_ = cs.Close()
+		stop := exec.Command(filepath.Join(filepath.Dir(bin), "ttymux-agent"), "stop", "--force")
+		stop.Env = env
+		_ = stop.Run() // best effort
 	}
 }
