@@ -1,32 +1,40 @@
 #!/bin/sh
 # install.sh — build and install ttymux.
 #
-#   ./install.sh [--prefix DIR] [--no-cross] [--help]
+#   ./install.sh [--prefix DIR] [--agents host|all|T1,T2,…] [--help]
 #
 # Builds cmd/ttymux and cmd/ttymux-agent with the Go toolchain and installs
 # them as DIR/bin/ttymux and DIR/bin/ttymux-agent (default prefix:
-# $HOME/.local); ttymux starts the agent from beside itself on demand. Then
-# cross-builds the agent for the hosts ttymux deploys it to (open_ssh with
-# persistent: true) into ${XDG_DATA_HOME:-$HOME/.local/share}/ttymux/agents/
-# <os>-<arch>/ttymux-agent, unless --no-cross.
+# $HOME/.local); ttymux starts the agent from beside itself on demand.
+# The agent that persistent SSH sessions deploy to a host of another system
+# is built when first needed (ttymux builds it from this checkout, which it
+# records in ${XDG_DATA_HOME:-$HOME/.local/share}/ttymux/agents/source) or
+# now, with --agents all (for machines that will have no Go toolchain) or a
+# list of targets, into that directory's <os>-<arch>/ttymux-agent.
 # Idempotent: running it again rebuilds and replaces the binaries. Never uses
 # sudo: pick a prefix you can write to.
 set -eu
 
 prefix="${HOME}/.local"
-cross=1
+want_agents=host
 agents="${XDG_DATA_HOME:-$HOME/.local/share}/ttymux/agents"
 # The hosts a remote agent is built for: os-arch (armv7 is GOARCH=arm GOARM=7).
 targets="linux-amd64 linux-arm64 linux-armv7 linux-386 linux-riscv64 linux-mipsle darwin-amd64 darwin-arm64 freebsd-amd64"
 
 usage() {
 	cat <<USAGE
-usage: ./install.sh [--prefix DIR] [--no-cross]
+usage: ./install.sh [--prefix DIR] [--agents host|all|T1,T2,...]
 
 Builds ttymux and ttymux-agent from this checkout and installs them in
-DIR/bin (default DIR: \$HOME/.local), then cross-builds the agent that
-persistent SSH sessions deploy to remote hosts ($targets)
-into $agents (skip with --no-cross). Needs Go 1.26 or newer on PATH.
+DIR/bin (default DIR: \$HOME/.local). Needs Go 1.26 or newer on PATH.
+
+The agent that open_ssh {persistent: true} deploys to a host of another
+system is built by ttymux the first time such a host needs it (from this
+checkout). --agents all builds every target now, for a machine that will
+have no Go toolchain; --agents linux-arm64,linux-armv7 builds those.
+Targets: $targets
+Agents go to $agents.
+
 Then register it with Claude Code:
 
   claude mcp add --scope user ttymux -- DIR/bin/ttymux
@@ -37,11 +45,27 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }; prefix="$2"; shift 2 ;;
 	--prefix=*) prefix="${1#--prefix=}"; shift ;;
-	--no-cross) cross=0; shift ;;
+	--agents) [ $# -ge 2 ] || { echo "install.sh: --agents needs host, all or a list of targets" >&2; exit 2; }; want_agents="$2"; shift 2 ;;
+	--agents=*) want_agents="${1#--agents=}"; shift ;;
+	--no-cross) want_agents=host; shift ;; # the old name of the default
 	-h|--help) usage; exit 0 ;;
 	*) echo "install.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
 	esac
 done
+
+case "$want_agents" in
+host) cross_list= ;;
+all) cross_list=$targets ;;
+*)
+	cross_list=$(echo "$want_agents" | tr ',' ' ')
+	for t in $cross_list; do
+		case " $targets " in
+		*" $t "*) ;;
+		*) echo "install.sh: unknown agent target $t (targets: $targets)" >&2; exit 2 ;;
+		esac
+	done
+	;;
+esac
 
 command -v go >/dev/null 2>&1 || { echo "install.sh: go is not on PATH; install Go 1.26+ from your package manager or go.dev" >&2; exit 1; }
 
@@ -53,18 +77,36 @@ version=$(cd "$here" && git describe --always --dirty 2>/dev/null || echo dev)
 ldflags="-s -w -X main.version=$version -X main.stampedVersion=$version"
 echo "+ mkdir -p $bindir"
 mkdir -p "$bindir"
-echo "+ go build -trimpath -o $bindir/ttymux ./cmd/ttymux"
-(cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$bindir/ttymux.tmp" ./cmd/ttymux)
-mv -f "$bindir/ttymux.tmp" "$bindir/ttymux"
-echo "+ CGO_ENABLED=0 go build -trimpath -o $bindir/ttymux-agent ./cmd/ttymux-agent"
-(cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$bindir/ttymux-agent.tmp" ./cmd/ttymux-agent)
+tmp="$bindir/.ttymux-install.$$"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"
+if [ "$(go env GOOS)" = linux ]; then
+	# ttymux needs no cgo on Linux: one build of both programs shares every
+	# package it compiles, so installing costs about one build of ttymux.
+	echo "+ CGO_ENABLED=0 go build -trimpath -o $bindir/ ./cmd/ttymux ./cmd/ttymux-agent"
+	(cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/" ./cmd/ttymux ./cmd/ttymux-agent)
+else
+	# Elsewhere (macOS) the serial port list needs cgo in ttymux.
+	echo "+ go build -trimpath -o $bindir/ttymux ./cmd/ttymux"
+	(cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$tmp/ttymux" ./cmd/ttymux)
+	echo "+ CGO_ENABLED=0 go build -trimpath -o $bindir/ttymux-agent ./cmd/ttymux-agent"
+	(cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/ttymux-agent" ./cmd/ttymux-agent)
+fi
+mv -f "$tmp/ttymux" "$bindir/ttymux"
 # A running agent keeps its sessions: replacing the file does not stop it.
-mv -f "$bindir/ttymux-agent.tmp" "$bindir/ttymux-agent"
-echo "installed $bindir/ttymux ($("$bindir/ttymux" version)) and $bindir/ttymux-agent"
+mv -f "$tmp/ttymux-agent" "$bindir/ttymux-agent"
+echo "installed $bindir/ttymux ($("$bindir/ttymux" version | head -n 1)) and $bindir/ttymux-agent"
 
-if [ "$cross" = 1 ]; then
+# Where ttymux builds the agent for another system when a host first needs
+# it: this checkout, at this version.
+mkdir -p "$agents"
+printf '%s\n%s\n' "$here" "$version" >"$agents/source.tmp"
+mv -f "$agents/source.tmp" "$agents/source"
+echo "+ recorded $here ($version) in $agents/source: agents for other systems are built on first use"
+
+if [ -n "$cross_list" ]; then
 	echo "+ cross-building the remote agent into $agents"
-	for t in $targets; do
+	for t in $cross_list; do
 		goos=${t%%-*}
 		arch=${t#*-}
 		goarm=

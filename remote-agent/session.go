@@ -19,9 +19,18 @@ import (
 
 const (
 	// fgPoll is how often the foreground process group and the ECHO flag
-	// are checked while a client is attached. A program that starts or
-	// ends without printing is noticed within this time.
+	// are checked while a client is attached and the session is busy:
+	// until fgBurst after its last output or input. A program that starts
+	// or ends without printing is noticed within this time then.
 	fgPoll = 20 * time.Millisecond
+	// fgBurst is how long fast polling goes on after the last output or
+	// input. Nearly every foreground change comes with one or the other
+	// (a command typed, a prompt drawn, a program's first screen).
+	fgBurst = 2 * time.Second
+	// fgIdle is how often an idle session is checked, for the rare change
+	// with no output or input around it (sleep 3; cat). One timer serves
+	// every idle session (idleSweep).
+	fgIdle = time.Second
 	// fgMinGap spaces checks prompted by output, so a flood of output
 	// costs at most one check (an ioctl, a /proc read, a TCGETS) per
 	// millisecond rather than one per read.
@@ -219,12 +228,16 @@ func (sess *session) read(p []byte) (int, error) {
 	return sess.proc.Read(p)
 }
 
-// write writes a client's input to the PTY or the serial port.
+// write writes a client's input to the PTY or the serial port. Input
+// starts a burst of foreground checks: a typed command may start a program
+// before it prints anything.
 func (sess *session) write(p []byte) (int, error) {
 	if sess.port != nil {
 		return sess.port.Write(p)
 	}
-	return sess.proc.Write(p)
+	n, err := sess.proc.Write(p)
+	sess.kickMonitor()
+	return n, err
 }
 
 // end works out the Exit once the reader has seen the end of the output
@@ -276,40 +289,47 @@ func (sess *session) hangup() {
 }
 
 // monitor watches the foreground process group and the ECHO flag while at
-// least one client is attached: after output (at most every fgMinGap) and
-// every fgPoll. It ends when the session's exit is recorded.
+// least one client is attached: after output or input (at most every
+// fgMinGap), every fgPoll until fgBurst after the last of them, and when
+// idleSweep calls (every fgIdle) after that. It ends when the session's exit
+// is recorded.
 func (sess *session) monitor() {
 	defer sess.srv.wg.Done()
-	tick := time.NewTicker(fgPoll)
+	idle := make(chan struct{}, 1)
+	idleSweep.add(idle)
+	defer idleSweep.remove(idle)
+	tick := time.NewTimer(fgPoll)
 	tick.Stop()
 	defer tick.Stop()
 	gap := time.NewTimer(fgMinGap)
 	gap.Stop()
 	defer gap.Stop()
-	ticking := false
-	var last time.Time
+	var last, active time.Time // the last check; the last output or input
 	for {
+		kicked := false
 		select {
 		case <-sess.done:
 			return
 		case <-sess.kickMon:
+			kicked = true
 		case <-tick.C:
+		case <-idle:
 		}
 		sess.mu.Lock()
 		watched := sess.clients > 0 && !sess.exited
 		sess.mu.Unlock()
-		if watched != ticking {
-			if watched {
-				tick.Reset(fgPoll)
-			} else {
-				tick.Stop()
-			}
-			ticking = watched
-		}
+		tick.Stop()
 		if !watched {
-			continue
+			continue // an attach kicks the monitor again
 		}
-		if d := fgMinGap - time.Since(last); d > 0 {
+		now := time.Now()
+		if kicked {
+			active = now
+		}
+		if now.Sub(active) < fgBurst {
+			tick.Reset(fgPoll) // busy: its own timer; idle: the sweep's
+		}
+		if d := fgMinGap - now.Sub(last); d > 0 {
 			gap.Reset(d)
 			select {
 			case <-sess.done:
@@ -319,6 +339,60 @@ func (sess *session) monitor() {
 		}
 		last = time.Now()
 		sess.checkForeground()
+	}
+}
+
+// idleSweep wakes every session's monitor once per fgIdle from one timer,
+// so that idle sessions cost the agent one wake-up a second between them
+// rather than one each. Its goroutine runs while a session exists.
+var idleSweep sweeper
+
+type sweeper struct {
+	mu    sync.Mutex
+	chans map[chan struct{}]struct{}
+	stop  chan struct{} // closes the running loop; nil when none runs
+}
+
+func (w *sweeper) add(c chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.chans == nil {
+		w.chans = map[chan struct{}]struct{}{}
+	}
+	w.chans[c] = struct{}{}
+	if w.stop == nil {
+		w.stop = make(chan struct{})
+		go w.loop(w.stop)
+	}
+}
+
+func (w *sweeper) remove(c chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.chans, c)
+	if len(w.chans) == 0 && w.stop != nil {
+		close(w.stop)
+		w.stop = nil
+	}
+}
+
+func (w *sweeper) loop(stop chan struct{}) {
+	t := time.NewTicker(fgIdle)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		for c := range w.chans {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+		w.mu.Unlock()
 	}
 }
 

@@ -27,6 +27,9 @@ var (
 
 // TestMain removes the binary built for the end-to-end tests.
 func TestMain(m *testing.M) {
+	if os.Getenv(noopServerEnv) == "1" {
+		os.Exit(runNoopServer())
+	}
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir) // best effort

@@ -151,7 +151,7 @@ func agentBinary(t *testing.T) string {
 }
 
 // agentPid asks the kernel which process serves sock (SO_PEERCRED).
-func agentPid(t *testing.T, sock string) int {
+func agentPid(t testing.TB, sock string) int {
 	t.Helper()
 	c, err := net.Dial("unix", sock)
 	if err != nil {

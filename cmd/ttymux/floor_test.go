@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// noopServerEnv makes the test binary serve one no-op MCP tool on stdio
+// (TestMain): the MCP half of the call floor.
+const noopServerEnv = "TTYMUX_TEST_NOOP_SERVER"
+
+// runNoopServer serves a go-sdk server whose one tool does nothing.
+func runNoopServer() int {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "noop", Version: "0"}, nil)
+	type in struct {
+		Text string `json:"text,omitempty"`
+	}
+	type out struct {
+		OK bool `json:"ok"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "noop", Description: "does nothing"}, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
+		return nil, out{OK: true}, nil
+	})
+	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// ptyFloor is a bash on a raw creack/pty PTY whose prompt hook prints an
+// OSC 133;D mark with the exit status: what no server can beat.
+type ptyFloor struct {
+	f   *os.File
+	buf []byte
+}
+
+func startPTYFloor(b *testing.B) *ptyFloor {
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-i")
+	cmd.Env = append(os.Environ(), "PS1=$ ", `PROMPT_COMMAND=printf '\033]133;D;%s\007' $?`, "TERM=xterm-256color", "HOME="+b.TempDir())
+	f, err := pty.Start(cmd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		f.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	p := &ptyFloor{f: f, buf: make([]byte, 0, 4096)}
+	p.until(b, []byte("\x1b]133;D;0\a")) // the first prompt
+	return p
+}
+
+// until reads until mark has arrived.
+func (p *ptyFloor) until(b *testing.B, mark []byte) {
+	p.buf = p.buf[:0]
+	var chunk [4096]byte
+	for !bytes.Contains(p.buf, mark) {
+		n, err := p.f.Read(chunk[:])
+		if err != nil {
+			b.Fatalf("pty read: %v (got %q)", err, p.buf)
+		}
+		p.buf = append(p.buf, chunk[:n]...)
+	}
+}
+
+// roundTrip types echo hello and waits for its mark.
+func (p *ptyFloor) roundTrip(b *testing.B) time.Duration {
+	start := time.Now()
+	if _, err := p.f.Write([]byte("echo hello\r")); err != nil {
+		b.Fatal(err)
+	}
+	p.until(b, []byte("hello\r\n\x1b]133;D;0\a"))
+	return time.Since(start)
+}
+
+// stdioClient starts cmd as an MCP server over stdio.
+func stdioClient(b *testing.B, cmd *exec.Cmd) *mcp.ClientSession {
+	cmd.Stderr = io.Discard
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func timedCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any, check func(map[string]any) bool) time.Duration {
+	start := time.Now()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	d := time.Since(start)
+	if err != nil || res.IsError {
+		b.Fatalf("%s: %v %v", name, err, res)
+	}
+	if sc, _ := res.StructuredContent.(map[string]any); !check(sc) {
+		b.Fatalf("%s result: %v", name, res.StructuredContent)
+	}
+	return d
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkEchoVsFloor measures the echo round trip against its floor in
+// one run, interleaved so that every figure sees the same machine: the
+// floor is a raw PTY round trip (bash on creack/pty, `echo hello` to the
+// prompt hook's OSC 133 mark) plus a no-op go-sdk tool call over stdio;
+// ttymux is `send {text: "echo hello"}` (output, exit code) over stdio to
+// the built server, with the session in the server (-no-agent) and kept by
+// the agent (the default). It reports each median and the ratios to the
+// floor (DESIGN.md targets: ≤ 2× in-process, ≤ 2.5× persistent). The
+// servers run as a user runs them: default log level.
+func BenchmarkEchoVsFloor(b *testing.B) {
+	bin := ttymuxBinary(b)
+	floor := startPTYFloor(b)
+
+	noopCmd := exec.Command(os.Args[0])
+	noopCmd.Env = append(os.Environ(), noopServerEnv+"=1")
+	noop := stdioClient(b, noopCmd)
+
+	home := b.TempDir()
+	runtime := shortTempDir(b)
+	env := append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
+	inproc := exec.Command(bin, "mcp", "-no-agent")
+	inproc.Env = env
+	pers := exec.Command(bin, "mcp")
+	pers.Env = env
+	b.Cleanup(func() {
+		stop := exec.Command(filepath.Join(filepath.Dir(bin), "ttymux-agent"), "stop", "--force")
+		stop.Env = env
+		_ = stop.Run() // best effort
+	})
+	servers := []struct {
+		name string
+		cs   *mcp.ClientSession
+		args map[string]any
+		durs []time.Duration
+	}{{name: "stdio", cs: stdioClient(b, inproc)}, {name: "persistent", cs: stdioClient(b, pers)}}
+	for i := range servers {
+		var open OpenOut
+		call(b, servers[i].cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
+		servers[i].args = map[string]any{"session_id": open.ID, "text": "echo hello"}
+	}
+	echoed := func(sc map[string]any) bool { return sc["output"] == "hello" && sc["exit_code"] == 0.0 }
+	noopOK := func(sc map[string]any) bool { return sc["ok"] == true }
+
+	var ptyD, noopD []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		ptyD = append(ptyD, floor.roundTrip(b))
+		noopD = append(noopD, timedCall(b, noop, "noop", map[string]any{}, noopOK))
+		for i := range servers {
+			s := &servers[i]
+			s.durs = append(s.durs, timedCall(b, s.cs, "send", s.args, echoed))
+		}
+	}
+	b.StopTimer()
+	fl := median(ptyD) + median(noopD)
+	b.ReportMetric(float64(median(ptyD).Microseconds()), "pty-µs")
+	b.ReportMetric(float64(median(noopD).Microseconds()), "noop-call-µs")
+	b.ReportMetric(float64(fl.Microseconds()), "floor-µs")
+	for _, s := range servers {
+		m := median(s.durs)
+		b.ReportMetric(float64(m.Microseconds()), s.name+"-µs")
+		b.ReportMetric(float64(m)/float64(fl), s.name+"-x-floor")
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "floor %v = pty %v + noop %v\n", fl, median(ptyD), median(noopD))
+	}
+}
+
+// cpuTicks returns a process's user+system CPU time (/proc/PID/stat
+// utime and stime, in clock ticks of 1/100 s on Linux).
+func cpuTicks(b *testing.B, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name (field 2) may hold spaces: count from its ")".
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64) // field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64) // field 15
+	return ut + st
+}
+
+// BenchmarkIdleCPU reports the CPU that ten idle persistent sessions cost
+// the server and the agent together (DESIGN.md: ≤ 0.2 % of one core):
+// each op opens ten shells through the built server (kept by the agent, the
+// default), runs a command in each, then reads both processes' CPU time
+// over a quiet window of TTYMUX_BENCH_IDLE_SECONDS (default 30).
+func BenchmarkIdleCPU(b *testing.B) {
+	window := 30 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("TTYMUX_BENCH_IDLE_SECONDS")); err == nil && s > 0 {
+		window = time.Duration(s) * time.Second
+	}
+	bin := ttymuxBinary(b)
+	for b.Loop() {
+		home := b.TempDir()
+		runtime := shortTempDir(b)
+		env := append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+			"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
+		cmd := exec.Command(bin, "mcp")
+		cmd.Env = env
+		cs := stdioClient(b, cmd)
+		for range 10 {
+			var open OpenOut
+			call(b, cs, "open_local", map[string]any{}, &open)
+			call(b, cs, "send", map[string]any{"session_id": open.ID, "text": "echo ready"}, nil)
+		}
+		agent := agentPid(b, filepath.Join(runtime, "ttymux", "agent-v1.sock"))
+		s0, a0 := cpuTicks(b, cmd.Process.Pid), cpuTicks(b, agent)
+		start := time.Now()
+		time.Sleep(window) // the subject: what ten idle sessions cost over time
+		el := time.Since(start)
+		s1, a1 := cpuTicks(b, cmd.Process.Pid), cpuTicks(b, agent)
+		pct := func(ticks int64) float64 { return float64(ticks) * 10 * float64(time.Millisecond) / float64(el) * 100 }
+		b.ReportMetric(pct(s1-s0), "server-cpu-%")
+		b.ReportMetric(pct(a1-a0), "agent-cpu-%")
+		b.ReportMetric(pct(s1-s0+a1-a0), "total-cpu-%")
+		_ = cs.Close()
+		stop := exec.Command(filepath.Join(filepath.Dir(bin), "ttymux-agent"), "stop", "--force")
+		stop.Env = env
+		_ = stop.Run() // best effort
+	}
+}
