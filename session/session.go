@@ -60,8 +60,8 @@ type Session struct {
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
 
-	sendMu  sync.Mutex // serialises Send: two sends never interleave
-	pending string     // text typed since the last Enter, for the gate (guarded by sendMu)
+	sendMu  sync.Mutex     // serialises Send: two sends never interleave
+	pending string         // text typed since the last Enter, for the gate (guarded by sendMu)
 	policy  *policy.Policy // set once when the session is made; nil is the default
 
 	mu         sync.Mutex // mu protects the following

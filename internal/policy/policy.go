@@ -139,6 +139,9 @@ type fileFormat struct {
 	Rule []fileRule `toml:"rule"`
 }
 
+// typeErr is the text of BurntSushi/toml's type mismatch errors.
+var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
 // maxPattern bounds one pattern, as send's until is bounded.
 const maxPattern = 1000
 
@@ -151,11 +154,28 @@ func Parse(name string, data []byte) (*Policy, error) {
 		if errors.As(err, &pe) {
 			return nil, &ParseError{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
 		}
-		return nil, &ParseError{File: name, Msg: err.Error()}
+		// Type mismatches come as plain errors that carry the position
+		// only in their text ("toml: line 2 (last key "rule.hosts"): …").
+		pe2 := &ParseError{File: name, Msg: err.Error()}
+		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+			fmt.Sscan(m[1], &pe2.Line)
+			pe2.Key, pe2.Msg = m[2], m[3]
+		}
+		return nil, pe2
 	}
 	if u := md.Undecoded(); len(u) > 0 {
 		k := u[0]
-		return nil, &ParseError{File: name, Line: lineOf(data, k), Key: keyName(k), Msg: "unknown key (known: [defaults] held, no_elicitation; [[rule]] hosts, read_only, deny, ask, allow, held, no_elicitation)"}
+		line, key := lineOf(data, k), keyName(k)
+		if len(k) == 2 && k[0] == "rule" {
+			// Undecoded keys of an array of tables carry no index.
+			for i := range ff.Rule {
+				if l := lineOf(data, toml.Key{"rule", fmt.Sprint(i), k[1]}); l > 0 {
+					line, key = l, fmt.Sprintf("rule[%d].%s", i+1, k[1])
+					break
+				}
+			}
+		}
+		return nil, &ParseError{File: name, Line: line, Key: key, Msg: "unknown key (known: [defaults] held, no_elicitation; [[rule]] hosts, read_only, deny, ask, allow, held, no_elicitation)"}
 	}
 	p := &Policy{File: name, Held: cmpOr(ff.Defaults.Held, Ask), NoElicitation: cmpOr(ff.Defaults.NoElicitation, Confirm)}
 	if err := checkSetting(p.Held, Ask, Confirm, Deny); err != nil {
