@@ -6,6 +6,7 @@
 //	ttymux ls         list the sessions the local agent keeps
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
 //	ttymux doctor     check what the features need on this machine
+//	ttymux audit      show the audit log (-f to follow, --json)
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
 //	ttymux version    print the version
 //
@@ -25,7 +26,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/buildinfo"
+	"github.com/ttymux/ttymux/internal/secretpage"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -46,6 +49,7 @@ commands:
   ls         list the persistent sessions the local ttymux agent keeps
   attach ID  attach this terminal to a session; detach with ctrl+]
   doctor     check this machine for what ttymux needs (--json for scripts)
+  audit      show the audit log of commands, approvals and sessions (-f follows, --json)
   tools-doc  print the MCP tool reference as Markdown
   version    print the version
 
@@ -68,6 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdAttach(args, os.Stdin, stdout, stderr)
 	case "doctor":
 		return cmdDoctor(args, stdout, stderr)
+	case "audit":
+		return cmdAudit(args, stdout, stderr)
 	case "tools-doc":
 		fmt.Fprint(stdout, toolsDoc())
 		return 0
@@ -115,10 +121,24 @@ func serve(args []string, stderr io.Writer) int {
 	ringMiB := fs.Int("log-mib", 8, "output kept per session, in MiB")
 	noAgent := fs.Bool("no-agent", false, "keep every session in this process (no persistence, no human attach)")
 	agentPath := fs.String("agent", os.Getenv("TTYMUX_AGENT"), "the ttymux-agent binary (default: beside ttymux, then $PATH)")
+	policyFile := fs.String("policy", os.Getenv("TTYMUX_POLICY"), "the policy file (default $XDG_CONFIG_HOME/ttymux/policy.toml, if it exists)")
+	auditFile := fs.String("audit", "", "the audit log (default $XDG_STATE_HOME/ttymux/audit.jsonl)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	pol, err := loadPolicy(*policyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ttymux: bad policy, not starting: %v\n", err)
+		return 2
+	}
 	log := newLogger(stderr)
+	al, err := audit.Open(auditPath(*auditFile))
+	if err != nil {
+		log.Warn("no audit log", "err", err)
+	}
+	defer al.Close()
+	pages := secretpage.New(secretpage.Options{})
+	defer pages.Close()
 	sshOpener := &sshconn.Opener{Logger: log.With("component", "ssh")}
 	defer sshOpener.Close()
 	opts := session.Options{
@@ -127,6 +147,7 @@ func serve(args []string, stderr io.Writer) int {
 			"ssh":    sshOpener,
 			"serial": &serial.Opener{Logger: log.With("component", "serial")},
 		},
+		Policy:   pol,
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,
 		Logger:   log,
@@ -143,7 +164,7 @@ func serve(args []string, stderr io.Writer) int {
 	defer mgr.CloseAll()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	srv := newServer(mgr, log)
+	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages})
 	// A request line over the SDK's limit ends the whole connection, not
 	// just that call: allow room for the largest send (session.MaxSendBytes)
 	// even when JSON escaping makes every byte six ("\u0000"), so an
