@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,25 @@ type humanRig struct {
 // human (form and URL elicitation declared), else the client cannot ask.
 func newHumanRig(t *testing.T, version, src string, openers map[string]transport.Opener, answer func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)) *humanRig {
 	t.Helper()
+	return newHumanRigOpts(t, version, rigOptions{policy: src, openers: openers, answer: answer})
+}
+
+// rigOptions are newHumanRigOpts' knobs; the zero value works.
+type rigOptions struct {
+	policy   string
+	openers  map[string]transport.Opener
+	answer   func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	log      *slog.Logger
+	stateDir string
+	formOnly bool // the client declares form elicitation only
+}
+
+func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
+	t.Helper()
+	src, openers, answer := o.policy, o.openers, o.answer
+	if o.stateDir == "" {
+		o.stateDir = t.TempDir()
+	}
 	pol := policy.Default()
 	if src != "" {
 		var err error
@@ -49,7 +69,7 @@ func newHumanRig(t *testing.T, version, src string, openers map[string]transport
 		openers = map[string]transport.Opener{}
 	}
 	openers["local"] = &local.Opener{}
-	m := session.NewManager(session.Options{Openers: openers, StateDir: t.TempDir(), Shell: "/bin/bash", NoRC: true, Policy: pol})
+	m := session.NewManager(session.Options{Openers: openers, StateDir: o.stateDir, Shell: "/bin/bash", NoRC: true, Policy: pol, Logger: o.log})
 	t.Cleanup(m.CloseAll)
 	rig := &humanRig{t: t, audit: filepath.Join(t.TempDir(), "audit.jsonl")}
 	al, err := audit.Open(rig.audit)
@@ -57,11 +77,15 @@ func newHumanRig(t *testing.T, version, src string, openers map[string]transport
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = al.Close() })
-	srv := newServerWith(m, nil, humanConfig{audit: al})
+	srv := newServerWith(m, o.log, humanConfig{audit: al})
 	var opts *mcp.ClientOptions
 	if answer != nil {
+		caps := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+		if o.formOnly {
+			caps.URL = nil
+		}
 		opts = &mcp.ClientOptions{
-			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
+			Capabilities: &mcp.ClientCapabilities{Elicitation: caps},
 			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				rig.mu.Lock()
 				rig.asked = append(rig.asked, req.Params)

@@ -49,11 +49,8 @@ func (hu *human) openAsk(key, prompt string, deliver func(string) error) (a *sec
 	hu.sec.mu.Lock()
 	defer hu.sec.mu.Unlock()
 	if a := hu.sec.asks[key]; a != nil && hu.now().Before(a.page.Deadline()) {
-		select {
-		case <-a.page.Answered():
-		default:
-			return a, false, nil
-		}
+		// The same question again: wait for (or take) that page's answer.
+		return a, false, nil
 	}
 	p, err := hu.sec.pages.Open(prompt, deliver)
 	if err != nil {
@@ -162,7 +159,7 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		h.hu.record(e)
 		return err
 	}
-	key := "session:" + id
+	key := "session:" + id + ":" + in.AskSecret
 	a, fresh, err := h.hu.openAsk(key, fmt.Sprintf("%s (session %s on %s)", in.AskSecret, id, s.PolicyHost()), deliver)
 	if err != nil {
 		return nil, session.Result{}, err
