@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,4 +181,24 @@ func FuzzParse(f *testing.F) {
 		p.Check("prod-web", "touch x; cat y", false)
 		p.Describe()
 	})
+}
+
+// TestDocExamples: every policy in docs/security.md and the README parses.
+func TestDocExamples(t *testing.T) {
+	for _, doc := range []string{"../../docs/security.md", "../../README.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := strings.Split(string(b), "```toml\n")[1:]
+		if len(blocks) == 0 {
+			t.Fatalf("%s has no toml examples", doc)
+		}
+		for i, blk := range blocks {
+			src := blk[:strings.Index(blk, "```")]
+			if _, err := Parse(fmt.Sprintf("%s example %d", doc, i+1), []byte(src)); err != nil {
+				t.Errorf("%v", err)
+			}
+		}
+	}
 }
