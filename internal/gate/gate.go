@@ -97,16 +97,21 @@ func checkScript(src string, secret bool) *Finding {
 		return walkCheck(f, src, 0)
 	}
 	if syntax.IsIncomplete(err) {
-		for _, closer := range []string{"'", `"`, ")", "`", "}", "'\")", "\n}", "\nEOF\n"} {
+		// Unfinished shell: an open quote, backquote, $( or ( or {, or a
+		// here-document, is held (the shell would read on into whatever
+		// comes next). A line that only a shell keyword or a pipe leaves
+		// open, or a REPL's exit(), which bash reads as the start of a
+		// function, is not held for that alone.
+		for _, closer := range []string{"'", `"`, "`", ")", "}", "\n}", "'\")", "\")", "')", "`)", "\nEOF\n", "\nEOF"} {
 			if f2, err := parse(src + closer); err == nil {
 				if fd := walkCheck(f2, src, 0); fd != nil {
 					return fd
 				}
+				if !secret && !strings.HasSuffix(strings.TrimSpace(src), "()") {
+					return finding(RuleUnparsable, src)
+				}
 				break
 			}
-		}
-		if !secret {
-			return finding(RuleUnparsable, src)
 		}
 	}
 	return checkLines(src)
