@@ -17,6 +17,11 @@ type Finding struct {
 // RuleUnparsable is the rule of a line the shell parser found unfinished.
 const RuleUnparsable = "the line could not be read as complete shell (an unfinished quote, bracket or here-document), so what it runs cannot be checked"
 
+// maxRepair bounds the text whose unfinished quote is closed to check
+// what it runs: parsing costs grow with nesting, and a longer unfinished
+// text is held anyway.
+const maxRepair = 4 << 10
+
 // maxDepth bounds how deep strings run by sh -c, eval, su -c, ssh … are
 // parsed in turn.
 const maxDepth = 8
@@ -61,14 +66,22 @@ func variants(text string) []string {
 	if strings.IndexFunc(text, isCtl) < 0 {
 		return []string{text}
 	}
-	vs := strings.FieldsFunc(text, isCtl)
+	// Each control character ends a line (^U or ^C ends what came before
+	// it): one script with a newline for each, so a text of many control
+	// characters is parsed once, not once per stretch.
+	split := strings.Map(func(r rune) rune {
+		if isCtl(r) {
+			return '\n'
+		}
+		return r
+	}, text)
 	stripped := strings.Map(func(r rune) rune {
 		if isCtl(r) {
 			return -1
 		}
 		return r
 	}, escSeq.ReplaceAllString(text, ""))
-	return append(vs, stripped)
+	return []string{split, stripped}
 }
 
 // escSeq is an escape sequence as a key sends it (CSI, SS3, or ESC and one
@@ -83,6 +96,32 @@ func finding(rule, line string) *Finding {
 	return &Finding{Rule: rule, Line: line}
 }
 
+// maxNesting bounds the brackets a line may open: the parser's cost grows
+// faster than linearly with nesting, and no command line needs this many.
+const maxNesting = 256
+
+// tooNested reports whether src opens more than maxNesting brackets.
+func tooNested(src string) bool {
+	return strings.Count(src, "(")+strings.Count(src, "{")+strings.Count(src, "`") > maxNesting*4 ||
+		strings.Count(src, "(") > maxNesting && nestDepth(src) > maxNesting
+}
+
+// nestDepth is the deepest nesting of ( in src, ignoring quotes: a cheap
+// bound, not a parse.
+func nestDepth(src string) int {
+	d, m := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(':
+			d++
+			m = max(m, d)
+		case ')':
+			d = max(d-1, 0)
+		}
+	}
+	return m
+}
+
 // parse reads src as a bash script.
 func parse(src string) (*syntax.File, error) {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
@@ -92,11 +131,17 @@ func parse(src string) (*syntax.File, error) {
 // shell at all falls back to the text patterns (checkLines); unfinished
 // shell is held unless secret, and is checked with its quotes closed.
 func checkScript(src string, secret bool) *Finding {
+	if tooNested(src) {
+		if secret {
+			return checkLines(src)
+		}
+		return finding(RuleUnparsable, src)
+	}
 	f, err := parse(src)
 	if err == nil {
 		return walkCheck(f, src, 0)
 	}
-	if syntax.IsIncomplete(err) {
+	if syntax.IsIncomplete(err) && len(src) <= maxRepair {
 		// Unfinished shell: an open quote, backquote, $( or ( or {, or a
 		// here-document, is held (the shell would read on into whatever
 		// comes next). A line that only a shell keyword or a pipe leaves
@@ -113,6 +158,9 @@ func checkScript(src string, secret bool) *Finding {
 				break
 			}
 		}
+	}
+	if syntax.IsIncomplete(err) && len(src) > maxRepair && !secret {
+		return finding(RuleUnparsable, src)
 	}
 	return checkLines(src)
 }

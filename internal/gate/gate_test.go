@@ -3,6 +3,7 @@ package gate
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCheck is the disguise corpus: each destructive line written the ways
@@ -267,4 +268,21 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCheckBounded: deeply nested text, which the parser reads in time
+// growing faster than its length, is held without parsing it.
+func TestCheckBounded(t *testing.T) {
+	for _, s := range []string{strings.Repeat("(", 1<<14), strings.Repeat("$(", 1<<14), strings.Repeat("{ ", 1<<14)} {
+		st := time.Now()
+		if f := Check(s); f == nil || f.Rule != RuleUnparsable {
+			t.Fatalf("%.10q… = %+v", s, f)
+		}
+		if ro, _ := ReadOnly(s); ro {
+			t.Fatal("read-only")
+		}
+		if d := time.Since(st); d > 2*time.Second {
+			t.Fatalf("%.10q… took %v", s, d)
+		}
+	}
 }

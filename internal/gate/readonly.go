@@ -196,6 +196,9 @@ func ReadOnlyOr(line string, allowed func(cmd string) bool) (bool, string) {
 }
 
 func readOnly(line string, depth int, allowed func(string) bool) (bool, string) {
+	if tooNested(line) {
+		return false, "the line nests too deep to check"
+	}
 	f, err := parse(line)
 	if err != nil {
 		return false, "the line is not plain shell"
@@ -270,6 +273,9 @@ func Commands(line string) []string {
 }
 
 func commands(line string, depth int, out *[]string) {
+	if tooNested(line) {
+		return
+	}
 	f, err := parse(line)
 	if err != nil {
 		return
