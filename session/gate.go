@@ -96,8 +96,10 @@ func (s *Session) PolicyHost() string {
 	switch {
 	case s.transport == "ssh" && len(f) > 1:
 		return f[1]
-	case s.transport == "serial" && len(f) > 1:
+	case s.transport == "serial" && len(f) > 1 && f[0] == "serial":
 		return "serial:" + f[1]
+	case s.transport == "serial" && len(f) > 0:
+		return "serial:" + f[0] // reattached from the agent: the command is the port
 	case strings.Contains(s.id, "/"):
 		return s.id[:strings.LastIndex(s.id, "/")]
 	}

@@ -30,3 +30,23 @@ func TestGate(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyHost: the name the policy matches each kind of session by.
+func TestPolicyHost(t *testing.T) {
+	for _, tt := range []struct {
+		s    *Session
+		want string
+	}{
+		{&Session{id: "t1", transport: "local", command: "/bin/bash"}, "local"},
+		{&Session{id: "s3", transport: "local", command: "bash"}, "local"},
+		{&Session{id: "t2", transport: "ssh", command: "ssh prod-web"}, "prod-web"},
+		{&Session{id: "t2", transport: "ssh", command: "ssh prod-web uptime"}, "prod-web"},
+		{&Session{id: "box/s1", transport: "ssh", command: "ssh box"}, "box"},
+		{&Session{id: "t4", transport: "serial", command: "serial /dev/ttyUSB0"}, "serial:/dev/ttyUSB0"},
+		{&Session{id: "s5", transport: "serial", command: "/dev/ttyACM0"}, "serial:/dev/ttyACM0"},
+	} {
+		if got := tt.s.PolicyHost(); got != tt.want {
+			t.Errorf("%s %q: %q, want %q", tt.s.transport, tt.s.command, got, tt.want)
+		}
+	}
+}
