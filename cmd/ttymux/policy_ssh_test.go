@@ -84,6 +84,13 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(scratch, "x")); err == nil {
 				t.Fatal("touch ran")
 			}
+			// open_ssh's command is held the same way.
+			if res := call(t, rig.cs, "open_ssh", map[string]any{"host": "prod-web", "command": "touch " + filepath.Join(scratch, "z")}, nil); !res.IsError || !strings.Contains(resultText(res), "declined") {
+				t.Fatalf("open_ssh with a command: %s", resultText(res))
+			}
+			if _, err := os.Stat(filepath.Join(scratch, "z")); err == nil {
+				t.Fatal("open_ssh's held command ran")
+			}
 			answer = "accept"
 			n := len(rig.questions())
 			for _, line := range []string{"systemctl stop ssh", "sudo systemctl disable ssh", "reboot"} {
@@ -117,6 +124,9 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 						t.Fatalf("audit host %q", e.Host)
 					}
 				}
+			}
+			if d := rig.decisions("open"); len(d) != 2 || d[1] != audit.DeclinedByHuman {
+				t.Fatalf("audit open decisions %v", d)
 			}
 			if got[audit.Ran] != 2 || got[audit.DeclinedByHuman] != 4 || got[audit.DeniedByPolicy] != 3 || got[audit.ApprovedByHuman] != 1 {
 				t.Fatalf("audit decisions %v", got)
