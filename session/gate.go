@@ -1,189 +1,235 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/ttymux/ttymux/internal/gate"
+	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/transport"
 )
 
-// The destructive-command gate is a tripwire, not a sandbox: it catches the
-// commands that wreck a machine when typed by mistake and asks the caller to
-// say confirm: true. It looks at text about to be typed into any session,
-// whatever the transport, and has no bypass other than confirm.
+// The gate looks at text about to be typed into any session, whatever the
+// transport, and asks the policy (internal/policy, which reads the line
+// with a shell parser in internal/gate) whether it runs, is held for
+// approval or is refused. A held line is typed only after Approve for that
+// exact line; there is no other bypass. Who approves (the human through the
+// MCP client, or the model's confirm) is decided by the caller.
 
-type gateRule struct {
-	name string
-	re   *regexp.Regexp
-}
-
-// cmdStart matches where a command word may begin: line start, or after a
-// shell separator or a subshell/brace opener, followed by any number of the
-// words that run the next word as a command (sudo, env and variable
-// assignments, nohup, time, nice, exec, xargs, command, then/do/else, sh -c
-// '…', eval '…'), then an optional path or backslash before the command
-// name (/bin/rm, \rm). A tripwire for the obvious forms, not a parser.
-const cmdStart = `(?:^|[;&|({\x60!]|\$\()\s*` + cmdPrefix + `(?:\\|(?:/usr)?(?:/local)?/s?bin/)?`
-
-// cmdPrefix is the words that may precede a command name (see cmdStart).
-const cmdPrefix = `(?:(?:` +
-	`sudo\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*|doas\s+(?:-\S+\s+)*|xargs\s+(?:-\S+\s+)*|exec\s+(?:-\S+\s+)*|` +
-	`command\s+|builtin\s+|nohup\s+|time\s+(?:-p\s+)?|nice\s+(?:-n\s*-?\d+\s+|-\d+\s+)?|ionice\s+(?:-\S+\s+)*|` +
-	`env\s+(?:-\S+\s+)*|[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|\S*)\s+|(?:then|do|else|elif)\s+|` +
-	`(?:ba|z|da|k|mk)?sh\s+(?:-\S+\s+)*-c\s*['"]?|su\s+(?:\S+\s+)*?-c\s*['"]?|eval\s+['"]?` +
-	`)\s*)*`
-
-var gateRules = []gateRule{
-	{"rm with --no-preserve-root", regexp.MustCompile(`\brm\b[^\n;&|]*--no-preserve-root`)},
-	{"filesystem creation (mkfs) erases a device", regexp.MustCompile(cmdStart + `mkfs(?:\.\w+)?\b`)},
-	{"dd writing to a device", regexp.MustCompile(`\bdd\b[^\n;&|]*\bof=/dev/`)},
-	{"writing or redirecting onto a block device", regexp.MustCompile(`>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)`)},
-	{"wiping a device (wipefs, shred, blkdiscard, sgdisk --zap)", regexp.MustCompile(cmdStart + `(?:wipefs|blkdiscard|shred\s+[^\n]*?/dev/|sgdisk\s+[^\n]*?--zap)`)},
-	{"partitioning a disk (fdisk, parted, sfdisk)", regexp.MustCompile(cmdStart + `(?:fdisk|sfdisk|parted)\s+[^\n]*?/dev/`)},
-	{"SQL that drops or empties data", regexp.MustCompile(`(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table)\b`)},
-	{"SQL DELETE without WHERE", regexp.MustCompile(`(?i)\bdelete\s+from\s+[\w."\x60]+\s*(?:;|$)`)},
-	{"piping a download into a shell", regexp.MustCompile(`\b(?:curl|wget|fetch)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`)},
-	{"find deleting from /, ~ or $HOME", regexp.MustCompile(cmdStart + `find\s+(?:/|~/?|\$HOME/?|\$\{HOME\}/?)\s[^\n;&|]*(?:-delete\b|-exec\s+(?:\S*/)?rm\b)`)},
-	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
-	{"recursive chmod/chown of /", regexp.MustCompile(cmdStart + `(?:chmod|chown)\s+(?:-[^\s]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+(?:\S+\s+)?/(?:\s|$)`)},
-	{"power off or reboot the machine", regexp.MustCompile(cmdStart + `(?:shutdown|poweroff|halt|reboot|init\s+[06])\b`)},
-	{"git history rewrite that discards work (reset --hard, clean -fdx, push --force)", regexp.MustCompile(`\bgit\s+(?:reset\s+--hard|clean\s+-[a-zA-Z]*f[a-zA-Z]*d|push\s+[^\n]*(?:--force\b|-f\b))`)},
-	{"killing every process (kill -9 -1)", regexp.MustCompile(cmdStart + `kill\s+(?:-9|-KILL|-SIGKILL)\s+-1\b`)},
-}
-
-// GateError is returned when text matches a destructive-command rule and the
-// caller did not confirm.
+// GateError is returned when a line is held or refused.
 type GateError struct {
-	Rule   string // what the rule guards against
-	Line   string // the offending line, trimmed; empty when it was secret
-	Secret bool   // the text was secret: the error does not quote it
+	Rule    string // what the rule guards against, or the policy pattern
+	Reason  string // why, for humans (never quotes secret text)
+	Line    string // the offending line, trimmed; empty when it was secret
+	Secret  bool   // the text was secret: the error does not quote it
+	Session string // the session's id ("" for an open)
+	Host    string // the policy's name for where it runs: local, serial:PORT, the SSH host
+	// Denied is set when the line is refused outright (a deny pattern, or
+	// held = "deny"): nobody may approve it.
+	Denied bool
+	// Held is who may approve a held line: policy.Ask (the human) or
+	// policy.Confirm (the model may); NoElicitation is what to do when the
+	// client cannot ask the human.
+	Held, NoElicitation string
+	// Destructive is set when the destructive-command gate (not a policy
+	// rule) holds the line.
+	Destructive bool
+	key         string
 }
 
 func (e *GateError) Error() string {
+	what := fmt.Sprintf("%q", e.Line)
 	if e.Secret {
+		what = "the secret text"
+	}
+	switch {
+	case e.Denied:
+		return fmt.Sprintf("refused: %s is not allowed (%s); nothing was typed or run", what, e.Reason)
+	case e.Destructive && e.Secret:
 		return fmt.Sprintf("refused: the secret text looks destructive (%s); nothing was typed. If it is a password that only looks like a command, repeat the call with confirm: true", e.Rule)
+	case e.Destructive:
+		return fmt.Sprintf("refused: %s looks destructive (%s); nothing was typed or run. If this is intended, repeat the call with confirm: true", what, e.Rule)
 	}
-	return fmt.Sprintf("refused: %q looks destructive (%s); nothing was typed or run. If this is intended, repeat the call with confirm: true", e.Line, e.Rule)
+	return fmt.Sprintf("held: %s needs approval (%s); nothing was typed or run. If this is intended, repeat the call with confirm: true", what, e.Reason)
 }
 
-// checkGate returns a *GateError when text contains a destructive command.
-// A backslash-newline is a line continuation, so it is removed first. Each
-// line is checked twice: split at every control character (^U or ^C typed
-// in raw text ends what came before it) and with control characters removed
-// (^V, or an escape sequence, typed inside a word).
-func checkGate(text string) error {
-	text = continuation.ReplaceAllString(text, "")
-	for _, line := range gateLines(text) {
-		l := strings.TrimSpace(line)
-		if l == "" {
-			continue
-		}
-		rule := ""
-		if destructiveRm(l) {
-			rule = "recursive delete of /, ~, a top-level system directory or everything (rm -r)"
-		}
-		for _, r := range gateRules {
-			if rule == "" && r.re.MatchString(l) {
-				rule = r.name
-			}
-		}
-		if rule != "" {
-			if len(l) > 200 {
-				l = l[:200] + "…"
-			}
-			return &GateError{Rule: rule, Line: l}
-		}
-	}
-	return nil
+// Key identifies the held line for Approve (a hash: it never holds the
+// text).
+func (e *GateError) Key() string { return e.key }
+
+// lineKey identifies a line for Approve without keeping its text.
+func lineKey(line string) string {
+	h := sha256.Sum256([]byte(line))
+	return hex.EncodeToString(h[:16])
 }
 
-// continuation is a shell line continuation: backslash, newline.
-var continuation = regexp.MustCompile(`\\\r?\n|\\\r`)
-
-// gateLines returns the lines of text to check (see checkGate).
-func gateLines(text string) []string {
-	isCtl := func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
-	lines := strings.FieldsFunc(text, isCtl)
-	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		if strings.IndexFunc(line, isCtl) >= 0 {
-			lines = append(lines, strings.Map(func(r rune) rune {
-				if isCtl(r) {
-					return -1
-				}
-				return r
-			}, escSeq.ReplaceAllString(line, "")))
-		}
+// Approve lets the next Send whose line has key (GateError.Key) through the
+// gate once. Lines refused outright (Denied) are never let through.
+func (s *Session) Approve(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.approved == nil {
+		s.approved = map[string]int{}
 	}
-	return lines
+	s.approved[key]++
 }
 
-// escSeq is an escape sequence as a key sends it (CSI, SS3, or ESC and one
-// character): in typed text it moves the cursor or edits the line.
-var escSeq = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)`)
-
-// rmStart finds an rm command word (see cmdStart).
-var rmStart = regexp.MustCompile(cmdStart + `rm(?:\s|$)`)
-
-// rmTarget is an rm operand whose recursive removal wrecks a machine or a
-// home: /, ~, $HOME, everything here (*, ., ..), a top-level system
-// directory.
-var rmTarget = regexp.MustCompile(`^(?:/+\.?|/\*|~/?\*?|~/\.|\$HOME/?\*?|\$\{HOME\}/?\*?|\*|\.\.?/?\*?|/(?:bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|run|sbin|srv|sys|usr|var)/?\*?)$`)
-
-// destructiveRm reports whether line runs rm recursively on an rmTarget,
-// whatever the order of options and operands (rm / -rf, rm -r -f ~,
-// rm --recursive "/").
-func destructiveRm(line string) bool {
-	for _, loc := range rmStart.FindAllStringIndex(line, -1) {
-		rest := line[loc[1]:]
-		if i := strings.IndexAny(rest, ";&|)\x60"); i >= 0 {
-			rest = rest[:i]
-		}
-		recursive, target, opts := false, false, true
-		for _, w := range strings.Fields(rest) {
-			w = strings.Trim(w, `'"`)
-			switch {
-			case opts && w == "--":
-				opts = false
-			case opts && w == "--recursive":
-				recursive = true
-			case opts && strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.ContainsAny(w, "rR"):
-				recursive = true
-			case opts && strings.HasPrefix(w, "-") && w != "-":
-			case rmTarget.MatchString(w):
-				target = true
-			}
-		}
-		if recursive && target {
-			return true
-		}
+func (s *Session) takeApproval(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.approved[key] == 0 {
+		return false
 	}
-	return false
+	if s.approved[key]--; s.approved[key] == 0 {
+		delete(s.approved, key)
+	}
+	return true
 }
 
-// checkOpenGate applies the gate to what an open runs: a local program with
-// its arguments (rm -rf / needs no shell, and sh -c takes a command line),
-// the environment values a shell may execute (PROMPT_COMMAND, PS1 with
-// $(…)), and an SSH command, which the remote shell runs.
-func checkOpenGate(transport string, t transport.Target) error {
-	switch transport {
-	case "local":
-		if err := checkGate(strings.Join(append([]string{t.Command}, t.Args...), " ")); err != nil {
-			return err
-		}
-		for _, a := range t.Args {
-			if err := checkGate(a); err != nil {
-				return err
-			}
-		}
-		for _, kv := range t.Env {
-			_, v, _ := strings.Cut(kv, "=")
-			if err := checkGate(v); err != nil {
-				return err
-			}
-		}
+// PolicyHost is the name the policy matches this session by: "local",
+// "serial:PORT", or the SSH host as given to open_ssh.
+func (s *Session) PolicyHost() string {
+	f := strings.Fields(s.command)
+	switch {
+	case s.transport == "ssh" && len(f) > 1:
+		return f[1]
+	case s.transport == "serial" && len(f) > 1 && f[0] == "serial":
+		return "serial:" + f[1]
+	case s.transport == "serial" && len(f) > 0:
+		return "serial:" + f[0] // reattached from the agent: the command is the port
+	case strings.Contains(s.id, "/"):
+		return s.id[:strings.LastIndex(s.id, "/")]
+	}
+	return "local"
+}
+
+// checkGate applies the policy and the destructive-command gate to text
+// typed into s (Session.gate, in io.go, redacts the error).
+func (s *Session) checkGate(text string, secret bool) error {
+	host := s.PolicyHost()
+	v := s.policy.Check(host, text, secret)
+	if v.Decision == policy.Run {
+		return nil
+	}
+	key := lineKey(text)
+	if v.Decision == policy.Hold && s.takeApproval(key) {
+		return nil
+	}
+	ge := &GateError{
+		Rule: v.Rule, Reason: v.Reason, Line: trimLine(text), Session: s.id, Host: host,
+		Denied: v.Decision == policy.Refuse, Held: v.Held, NoElicitation: v.NoElicitation,
+		Destructive: v.Destructive, key: key,
+	}
+	if secret {
+		ge.Line = ""
+	}
+	return ge
+}
+
+func trimLine(l string) string {
+	l = strings.TrimSpace(l)
+	if len(l) > 500 {
+		l = l[:500] + "…"
+	}
+	return l
+}
+
+// OpenHost is the name the policy matches an open by (see PolicyHost).
+func OpenHost(tr string, t transport.Target) string {
+	switch tr {
 	case "ssh":
-		return checkGate(t.Command)
+		return t.Host
+	case "serial":
+		return "serial:" + t.Command
+	}
+	return "local"
+}
+
+// OpenLine is the command line an open runs, as the policy sees it: the
+// local program with its arguments (quoted as a shell would need), or the
+// SSH command. An interactive shell is "".
+func OpenLine(tr string, t transport.Target) string {
+	switch tr {
+	case "local":
+		if t.Command == "" {
+			return ""
+		}
+		words := []string{shellQuote(t.Command)}
+		for _, a := range t.Args {
+			words = append(words, shellQuote(a))
+		}
+		return strings.Join(words, " ")
+	case "ssh":
+		return t.Command
+	}
+	return ""
+}
+
+func shellQuote(w string) string {
+	if w != "" && strings.IndexFunc(w, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
+			r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0 {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+}
+
+// checkOpenGate applies the policy to what an open runs (OpenLine), and the
+// destructive-command gate also to each argument (sh -c takes a command
+// line) and each environment value a shell may execute (PROMPT_COMMAND,
+// PS1 with $(…)).
+func (m *Manager) checkOpenGate(tr string, t transport.Target) error {
+	host := OpenHost(tr, t)
+	line := OpenLine(tr, t)
+	v := m.opts.Policy.Check(host, line, false)
+	if v.Decision == policy.Run && tr == "local" {
+		var texts []string
+		texts = append(texts, t.Args...)
+		for _, kv := range t.Env {
+			_, val, _ := strings.Cut(kv, "=")
+			texts = append(texts, val)
+		}
+		for _, x := range texts {
+			if f := gate.CheckSecret(x); f != nil {
+				v = policy.Verdict{Decision: policy.Hold, Reason: f.Rule, Rule: f.Rule, Destructive: true}
+				v.Held, v.NoElicitation = m.opts.Policy.Check(host, "", false).Held, m.opts.Policy.Check(host, "", false).NoElicitation
+				if v.Held == policy.Deny {
+					v.Decision = policy.Refuse
+				}
+				line = x
+				break
+			}
+		}
+	}
+	if v.Decision == policy.Run {
+		return nil
+	}
+	return &GateError{
+		Rule: v.Rule, Reason: v.Reason, Line: trimLine(line), Host: host,
+		Denied: v.Decision == policy.Refuse, Held: v.Held, NoElicitation: v.NoElicitation,
+		Destructive: v.Destructive, key: lineKey(line),
+	}
+}
+
+// IsHeld reports whether err is a GateError for a line that may be
+// approved.
+func IsHeld(err error) (*GateError, bool) {
+	var ge *GateError
+	if errors.As(err, &ge) && !ge.Denied {
+		return ge, true
+	}
+	return ge, false
+}
+
+// gateOnly is the destructive-command gate alone (the default policy on a
+// host without rules).
+func gateOnly(text string) error {
+	if f := gate.Check(text); f != nil {
+		return &GateError{Rule: f.Rule, Reason: f.Rule, Line: f.Line, Destructive: true}
 	}
 	return nil
 }

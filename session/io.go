@@ -294,7 +294,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 // gate applies the destructive-command gate to text. Secret text is checked
 // too (no bypass), but never quoted in the error, nor is any earlier secret.
 func (s *Session) gate(text string, secret bool) error {
-	err := checkGate(text)
+	err := s.checkGate(text, secret)
 	var ge *GateError
 	if errors.As(err, &ge) {
 		s.mu.Lock()

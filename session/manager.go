@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -49,6 +50,9 @@ type Options struct {
 	// means persistent SSH sessions are not available. Their session ids
 	// are "<host>/<agent's id>".
 	Remote func(ctx context.Context, t transport.Target) (transport.Keeper, error)
+	// Policy decides which command lines run, are held for approval or are
+	// refused (see internal/policy); nil is policy.Default().
+	Policy *policy.Policy
 }
 
 // DefaultLimit is the default number of sessions a Manager holds at once.
@@ -137,7 +141,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 		return nil, fmt.Errorf("transport %q is not available", req.Transport)
 	}
 	if !req.Confirm {
-		if err := checkOpenGate(req.Transport, req.Target); err != nil {
+		if err := m.checkOpenGate(req.Transport, req.Target); err != nil {
 			return nil, err
 		}
 	}
@@ -294,6 +298,7 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	}
 	s := newSession(cfg)
 	s.openNote = note
+	s.policy = m.opts.Policy
 	if t.Password != "" {
 		// Should the far end ever echo it, results show ******** instead.
 		s.secrets = append(s.secrets, t.Password)
@@ -520,6 +525,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,
 		rec: resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
+	s.policy = m.opts.Policy
 	if md.Integrated {
 		s.mu.Lock()
 		s.ready = true

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/session/screen"
 	"github.com/ttymux/ttymux/transport"
@@ -59,8 +60,9 @@ type Session struct {
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
 
-	sendMu  sync.Mutex // serialises Send: two sends never interleave
-	pending string     // text typed since the last Enter, for the gate (guarded by sendMu)
+	sendMu  sync.Mutex     // serialises Send: two sends never interleave
+	pending string         // text typed since the last Enter, for the gate (guarded by sendMu)
+	policy  *policy.Policy // set once when the session is made; nil is the default
 
 	mu         sync.Mutex // mu protects the following
 	ring       *ring.Ring
@@ -77,6 +79,7 @@ type Session struct {
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
 	secrets    []string
+	approved   map[string]int // one-time approvals of held lines, by lineKey (see Approve)
 	closed     bool
 	cmd        *command         // the last command sent, for read {wait: true}
 	lastScreen *screen.Snapshot // what the last diff read saw

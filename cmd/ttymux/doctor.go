@@ -138,6 +138,8 @@ func runChecks(ctx context.Context) []check {
 		checkRemoteAgents(),
 		checkSerial(),
 		checkStateDir(),
+		checkPolicy(),
+		checkAuditLog(),
 	}
 }
 

@@ -6,6 +6,7 @@
 //	ttymux ls         list the sessions the local agent keeps
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
 //	ttymux doctor     check what the features need on this machine
+//	ttymux audit      show the audit log (-f to follow, --json)
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
 //	ttymux version    print the version
 //
@@ -26,7 +27,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/buildinfo"
+	"github.com/ttymux/ttymux/internal/secretpage"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -47,6 +50,7 @@ commands:
   ls         list the persistent sessions the local ttymux agent keeps
   attach ID  attach this terminal to a session; detach with ctrl+]
   doctor     check this machine for what ttymux needs (--json for scripts)
+  audit      show the audit log of commands, approvals and sessions (-f follows, --json)
   tools-doc  print the MCP tool reference as Markdown
   version    print the version
 
@@ -69,6 +73,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdAttach(args, os.Stdin, stdout, stderr)
 	case "doctor":
 		return cmdDoctor(args, stdout, stderr)
+	case "audit":
+		return cmdAudit(args, stdout, stderr)
 	case "tools-doc":
 		fmt.Fprint(stdout, toolsDoc())
 		return 0
@@ -121,10 +127,24 @@ func serve(args []string, stderr io.Writer) int {
 	fs.StringVar(&hc.addr, "http", "", "serve MCP over Streamable HTTP on this host:port (loopback only unless --listen-any) instead of stdio; the endpoint is /mcp")
 	fs.BoolVar(&hc.listenAny, "listen-any", false, "with --http: allow a non-loopback address")
 	fs.StringVar(&hc.tokenFile, "token-file", "", "with --http: the bearer token file (default $XDG_STATE_HOME/ttymux/http-token, made 0600 on first use)")
+	policyFile := fs.String("policy", os.Getenv("TTYMUX_POLICY"), "the policy file (default $XDG_CONFIG_HOME/ttymux/policy.toml, if it exists)")
+	auditFile := fs.String("audit", "", "the audit log (default $XDG_STATE_HOME/ttymux/audit.jsonl)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	pol, err := loadPolicy(*policyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "ttymux: bad policy, not starting: %v\n", err)
+		return 2
+	}
 	log := newLogger(stderr)
+	al, err := audit.Open(auditPath(*auditFile))
+	if err != nil {
+		log.Warn("no audit log", "err", err)
+	}
+	defer al.Close()
+	pages := secretpage.New(secretpage.Options{})
+	defer pages.Close()
 	sshOpener := &sshconn.Opener{Logger: log.With("component", "ssh")}
 	defer sshOpener.Close()
 	opts := session.Options{
@@ -133,6 +153,7 @@ func serve(args []string, stderr io.Writer) int {
 			"ssh":    sshOpener,
 			"serial": &serial.Opener{Logger: log.With("component", "serial")},
 		},
+		Policy:   pol,
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,
 		Logger:   log,
@@ -149,7 +170,7 @@ func serve(args []string, stderr io.Writer) int {
 	defer mgr.CloseAll()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	srv := newServer(mgr, log)
+	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages})
 	if hc.addr != "" {
 		if err := serveHTTP(ctx, srv, hc, stderr, log); err != nil {
 			fmt.Fprintln(stderr, "ttymux:", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/serial"
@@ -26,7 +27,7 @@ const instructions = `ttymux gives you real, persistent terminals.
 3. If complete is false the command is still running (state says what it waits for: password_prompt, confirm_prompt, pager, repl, running): call read {wait: true} for the rest, send more input, or send keys ["ctrl+c"].
 4. For REPLs and programs that are not the shell, pass until (a regex for the prompt you expect, e.g. ">>> ").
 5. Long output is folded to head and tail; the fold marker gives the exact read call (mode "range") that shows the hidden lines. Full-screen programs (vim, less, htop) are returned as their rendered screen.
-Destructive commands (rm -rf /, mkfs, dd of=/dev/…, DROP TABLE, curl|sh) are refused until you resend them with confirm: true. Use secret: true for passwords.`
+Destructive commands (rm -rf /, mkfs, dd of=/dev/…, DROP TABLE, curl|sh) and commands the user's policy holds are put to the human for approval when your client can ask them; otherwise they are refused until you resend them with confirm: true (if the policy allows that). Never ask the user for a password: send {ask_secret: "what to ask"} lets the human type it into the terminal without you seeing it.`
 
 // OpenLocalIn are open_local's parameters.
 type OpenLocalIn struct {
@@ -105,7 +106,8 @@ type SendIn struct {
 	Integrate bool     `json:"integrate,omitempty" jsonschema:"type ttymux's hook into the bash or zsh at the prompt (one you started inside the session: ssh host, docker exec -it c bash, su -); its commands then come back with exit codes. Send it alone, without text"`
 	Mark      bool     `json:"mark,omitempty" jsonschema:"append a sentinel that reports the exit code, for POSIX shells without ttymux's hook (a shell typed into the session: ssh, docker exec, su; a serial console)"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
-	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate refused"`
+	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate or the policy held, when the client cannot ask the human and the policy lets the model confirm; while the client can ask the human, only the human's accept runs it"`
+	AskSecret string   `json:"ask_secret,omitempty" jsonschema:"ask the human for a secret (a password, a passphrase) at the prompt now on the terminal, e.g. 'Password for sudo on web1': the human types it into a one-time page on this machine and it goes straight into the terminal, followed by Enter; you never see it. Send it alone, without text"`
 	Raw       bool     `json:"raw,omitempty" jsonschema:"bytes untouched both ways: text is typed byte for byte (without raw, escape sequences and control characters other than tab and newline are removed from text; use keys for those) and output is returned unrendered"`
 }
 
@@ -228,10 +230,16 @@ func toolDefs() []toolDef {
 type handlers struct {
 	mgr *session.Manager
 	log *slog.Logger
+	hu  *human // approvals, secrets from the human, the audit log (approve.go)
 }
 
 // newServer builds the MCP server with every tool registered.
 func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
+	return newServerWith(mgr, log, humanConfig{})
+}
+
+// newServerWith is newServer with the human in the loop configured.
+func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -239,7 +247,7 @@ func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
 	opts := &mcp.ServerOptions{Instructions: instructions, Logger: log}
 	rs.subscriptionOptions(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, opts)
-	h := &handlers{mgr: mgr, log: log}
+	h := &handlers{mgr: mgr, log: log, hu: newHuman(hc, log)}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
@@ -276,7 +284,7 @@ func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 
-func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in OpenLocalIn) (*mcp.CallToolResult, OpenOut, error) {
+func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in OpenLocalIn) (*mcp.CallToolResult, OpenOut, error) {
 	if in.Rows < 0 || in.Cols < 0 || (in.Rows == 0) != (in.Cols == 0) {
 		return nil, OpenOut{}, fmt.Errorf("rows and cols must both be given as positive numbers (e.g. rows 40, cols 120), or both left out")
 	}
@@ -292,18 +300,20 @@ func (h *handlers) openLocal(ctx context.Context, _ *mcp.CallToolRequest, in Ope
 		}
 		env = append(env, k+"="+in.Env[k])
 	}
-	s, err := h.mgr.Open(ctx, session.OpenRequest{
+	s, ask, err := h.openWithApproval(ctx, req, session.OpenRequest{
 		Transport:  "local",
 		Name:       in.Name,
 		Record:     in.Record,
 		RecordPath: in.RecordPath,
 		Persistent: in.Persistent == nil || *in.Persistent,
-		Confirm:    in.Confirm,
 		Target: transport.Target{
 			Command: in.Command, Args: in.Args, Dir: in.Cwd, Env: env,
 			Size: transport.Size{Rows: in.Rows, Cols: in.Cols},
 		},
-	})
+	}, in.Confirm)
+	if ask != nil {
+		return ask, OpenOut{}, nil
+	}
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_local: %w", err)
 	}
@@ -371,16 +381,16 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 	if in.TimeoutMS < 0 {
 		return nil, session.Result{}, errors.New("timeout_ms must not be negative")
 	}
-	r, err := s.Send(ctx, session.SendRequest{
+	sreq := session.SendRequest{
 		Text: in.Text, Keys: in.Keys, Enter: in.Enter == nil || *in.Enter,
 		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until, Mark: in.Mark, Integrate: in.Integrate,
-		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Confirm: in.Confirm, Raw: in.Raw,
+		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Raw: in.Raw,
 		Progress: progressFunc(ctx, req),
-	})
-	if err != nil {
-		return nil, session.Result{}, err
 	}
-	return textResult(summary(r)), r, nil
+	if in.AskSecret != "" {
+		return h.sendAskSecret(ctx, req, in, s, sreq)
+	}
+	return h.sendWithApproval(ctx, req, in, s, sreq)
 }
 
 func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn) (*mcp.CallToolResult, session.Result, error) {
@@ -494,6 +504,7 @@ func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in Session
 		h.log.Debug("close", "session", in.SessionID, "err", err)
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
+	h.hu.record(audit.Event{Event: "close", Session: info.ID, ExitCode: info.ExitCode})
 	return textResult("closed " + info.ID), out, nil
 }
 
@@ -538,7 +549,7 @@ func (h *handlers) detach(ctx context.Context, _ *mcp.CallToolRequest, in Sessio
 	return textResult(fmt.Sprintf("detached %s; it keeps running in the agent (attach %s to resume, or ttymux attach %s in a terminal)", info.ID, info.ID, info.ID)), info, nil
 }
 
-func (h *handlers) openSSH(ctx context.Context, _ *mcp.CallToolRequest, in OpenSSHIn) (*mcp.CallToolResult, OpenOut, error) {
+func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in OpenSSHIn) (*mcp.CallToolResult, OpenOut, error) {
 	if strings.TrimSpace(in.Host) == "" {
 		return nil, OpenOut{}, errors.New("host is required: an ssh_config alias or a host name")
 	}
@@ -548,10 +559,9 @@ func (h *handlers) openSSH(ctx context.Context, _ *mcp.CallToolRequest, in OpenS
 	if in.Port < 0 || in.Port > 65535 {
 		return nil, OpenOut{}, fmt.Errorf("port %d is not a TCP port (1-65535)", in.Port)
 	}
-	s, err := h.mgr.Open(ctx, session.OpenRequest{
+	oreq := session.OpenRequest{
 		Transport:  "ssh",
 		Name:       in.Name,
-		Confirm:    in.Confirm,
 		Record:     in.Record,
 		RecordPath: in.RecordPath,
 		Target: transport.Target{
@@ -561,7 +571,14 @@ func (h *handlers) openSSH(ctx context.Context, _ *mcp.CallToolRequest, in OpenS
 			Size:             transport.Size{Rows: in.Rows, Cols: in.Cols},
 		},
 		Persistent: in.Persistent != nil && *in.Persistent,
-	})
+	}
+	s, ask, note, err := h.openSSHAsking(ctx, req, oreq, in.Confirm)
+	if ask != nil {
+		return ask, OpenOut{}, nil
+	}
+	if note != "" {
+		return nil, OpenOut{}, errors.New(note)
+	}
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_ssh %s: %w", in.Host, err)
 	}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ttymux/ttymux/internal/audit"
+)
+
+// TestBadPolicyStopsServer: ttymux mcp with a bad policy file does not
+// start, and says which file, line and key.
+func TestBadPolicyStopsServer(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "policy.toml")
+	os.WriteFile(f, []byte("[defaults]\nheld = \"ask\"\n\n[[rule]]\nhosts = [\"prod-*\"]\nreadonly = true\n"), 0o600)
+	var stderr bytes.Buffer
+	if code := run([]string{"mcp", "-policy", f}, strings.NewReader(""), &bytes.Buffer{}, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, f+":6: key rule[1].readonly") {
+		t.Fatalf("stderr: %s", msg)
+	}
+	// A missing file named explicitly is an error too.
+	stderr.Reset()
+	if code := run([]string{"mcp", "-policy", filepath.Join(dir, "none.toml")}, strings.NewReader(""), &bytes.Buffer{}, &stderr); code != 2 {
+		t.Fatalf("missing policy: exit %d", code)
+	}
+	// The same file in the default place stops it too.
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	os.MkdirAll(filepath.Join(dir, "ttymux"), 0o700)
+	os.Rename(f, filepath.Join(dir, "ttymux", "policy.toml"))
+	stderr.Reset()
+	if code := run([]string{"mcp"}, strings.NewReader(""), &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "policy.toml:6") {
+		t.Fatalf("default policy: exit %d: %s", code, stderr.String())
+	}
+	c := checkPolicy()
+	if c.Status != "fail" || !strings.Contains(c.Detail, "rule[1].readonly") {
+		t.Fatalf("doctor: %+v", c)
+	}
+}
+
+// TestDoctorShowsPolicy: doctor names the policy in force and its rules.
+func TestDoctorShowsPolicy(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("TTYMUX_POLICY", "")
+	if c := checkPolicy(); c.Status != "ok" || !strings.Contains(c.Detail, "built-in default") {
+		t.Fatalf("%+v", c)
+	}
+	os.MkdirAll(filepath.Join(dir, "ttymux"), 0o700)
+	os.WriteFile(filepath.Join(dir, "ttymux", "policy.toml"), []byte(prodPolicy), 0o600)
+	c := checkPolicy()
+	if c.Status != "ok" || !strings.Contains(c.Detail, "hosts prod-*; read_only = true; deny 2 pattern(s)") {
+		t.Fatalf("%+v", c)
+	}
+}
+
+// TestAuditCommand: ttymux audit prints the log for humans and as JSON.
+func TestAuditCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	l, err := audit.Open(audit.DefaultPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 3
+	l.Write(audit.Event{Event: "send", Session: "t1", Host: "prod-web", Command: "touch x", Decision: audit.DeclinedByHuman})
+	l.Write(audit.Event{Event: "send", Session: "t1", Host: "prod-web", Command: "false", Decision: audit.Ran, ExitCode: &code})
+	l.Close()
+	var out, errb bytes.Buffer
+	if c := run([]string{"audit"}, nil, &out, &errb); c != 0 {
+		t.Fatalf("exit %d: %s", c, errb.String())
+	}
+	if !strings.Contains(out.String(), `send t1 @prod-web "touch x" declined_by_human`) || !strings.Contains(out.String(), "exit 3") {
+		t.Fatalf("%s", out.String())
+	}
+	out.Reset()
+	run([]string{"audit", "--json"}, nil, &out, &errb)
+	if n := strings.Count(out.String(), `"decision":`); n != 2 {
+		t.Fatalf("json: %s", out.String())
+	}
+	if c := checkAuditLog(); c.Status != "ok" {
+		t.Fatalf("%+v", c)
+	}
+}

@@ -1,0 +1,96 @@
+package gate
+
+import (
+	"regexp"
+	"strings"
+)
+
+// textRules apply to the text itself, whatever reads it: SQL typed into a
+// shell (psql -c, a heredoc) or into a database prompt, and the classic
+// fork bomb.
+var textRules = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"SQL that drops or empties data", regexp.MustCompile(`(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table)\b`)},
+	{"SQL DELETE without WHERE", regexp.MustCompile(`(?i)\bdelete\s+from\s+[\w."\x60]+\s*(?:;|$|['"])`)},
+	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
+}
+
+// checkText applies textRules to each line of text.
+func checkText(text string) *Finding {
+	for _, line := range strings.Split(text, "\n") {
+		for _, r := range textRules {
+			if r.re.MatchString(line) {
+				return finding(r.name, line)
+			}
+		}
+	}
+	return nil
+}
+
+// Text that is not shell (a line for a REPL, a paste of code) is checked
+// line by line with the patterns below: they find a command word after a
+// line start or a separator, behind the common prefixes.
+
+// cmdStart matches where a command word may begin (see checkLines).
+const cmdStart = `(?:^|[;&|({\x60!"']|\$\()\s*` + cmdPrefix + `(?:\\|(?:/usr)?(?:/local)?/s?bin/)?`
+
+// cmdPrefix is the words that may precede a command name.
+const cmdPrefix = `(?:(?:` +
+	`sudo\s+(?:-\S+\s+(?:[\w.-]+\s+)?)*|doas\s+(?:-\S+\s+)*|xargs\s+(?:-\S+\s+)*|exec\s+(?:-\S+\s+)*|` +
+	`command\s+|builtin\s+|nohup\s+|time\s+(?:-p\s+)?|nice\s+(?:-n\s*-?\d+\s+|-\d+\s+)?|ionice\s+(?:-\S+\s+)*|` +
+	`env\s+(?:-\S+\s+)*|[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|\S*)\s+|(?:then|do|else|elif)\s+|` +
+	`(?:ba|z|da|k|mk)?sh\s+(?:-\S+\s+)*-c\s*['"]?|su\s+(?:\S+\s+)*?-c\s*['"]?|eval\s+['"]?` +
+	`)\s*)*`
+
+var lineRules = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"rm with --no-preserve-root", regexp.MustCompile(`\brm\b[^\n;&|]*--no-preserve-root`)},
+	{"filesystem creation (mkfs) erases a device", regexp.MustCompile(cmdStart + `mkfs(?:\.\w+)?\b`)},
+	{"dd writing to a device", regexp.MustCompile(`\bdd\b[^\n;&|]*\bof=/dev/`)},
+	{"writing or redirecting onto a block device", regexp.MustCompile(`>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)`)},
+	{"wiping a device (wipefs, shred, blkdiscard, sgdisk --zap)", regexp.MustCompile(cmdStart + `(?:wipefs|blkdiscard|shred\s+[^\n]*?/dev/|sgdisk\s+[^\n]*?--zap)`)},
+	{"partitioning a disk (fdisk, parted, sfdisk)", regexp.MustCompile(cmdStart + `(?:fdisk|sfdisk|parted)\s+[^\n]*?/dev/`)},
+	{"piping a download into a shell", regexp.MustCompile(`\b(?:curl|wget|fetch)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`)},
+	{"find deleting from /, ~ or $HOME", regexp.MustCompile(cmdStart + `find\s+(?:/|~/?|\$HOME/?|\$\{HOME\}/?)\s[^\n;&|]*(?:-delete\b|-exec\s+(?:\S*/)?rm\b)`)},
+	{"recursive chmod/chown of /", regexp.MustCompile(cmdStart + `(?:chmod|chown)\s+(?:-[^\s]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+(?:\S+\s+)?/(?:\s|$)`)},
+	{"power off or reboot the machine", regexp.MustCompile(cmdStart + `(?:shutdown|poweroff|halt|reboot|init\s+[06])\b`)},
+	{"git history rewrite that discards work (reset --hard, clean -fdx, push --force)", regexp.MustCompile(`\bgit\s+(?:reset\s+--hard|clean\s+-[a-zA-Z]*f[a-zA-Z]*d|push\s+[^\n]*(?:--force\b|-f\b))`)},
+	{"killing every process (kill -9 -1)", regexp.MustCompile(cmdStart + `kill\s+(?:-9|-KILL|-SIGKILL)\s+-1\b`)},
+}
+
+// rmStart finds an rm command word (see cmdStart).
+var rmStart = regexp.MustCompile(cmdStart + `rm(?:\s|$)`)
+
+// checkLines applies the line patterns to text that the shell parser
+// cannot read.
+func checkLines(text string) *Finding {
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		if l == "" {
+			continue
+		}
+		for _, loc := range rmStart.FindAllStringIndex(l, -1) {
+			rest := l[loc[1]:]
+			if i := strings.IndexAny(rest, ";&|)\x60"); i >= 0 {
+				rest = rest[:i]
+			}
+			ws := strings.Fields(rest)
+			for i := range ws {
+				ws[i] = strings.Trim(ws[i], `'"`)
+			}
+			if r := rmRule(ws); r != "" {
+				return finding(r, l)
+			}
+		}
+		for _, r := range lineRules {
+			if r.re.MatchString(l) {
+				return finding(r.name, l)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package policy
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ttymux/ttymux/internal/gate"
+)
+
+// A Decision is what happens to a command line.
+type Decision int
+
+const (
+	Run    Decision = iota // type it
+	Hold                   // it needs approval (Verdict.Held says whose)
+	Refuse                 // refused outright, whoever would approve
+)
+
+// A Verdict is the decision for one command line on one host.
+type Verdict struct {
+	Decision Decision
+	// Reason says why it is held or refused; it quotes the line only
+	// where the caller gave it (never for secret text).
+	Reason string
+	// Held is who may approve a held line: Ask (the human), Confirm (the
+	// model may) or Deny (nobody: it is refused).
+	Held string
+	// NoElicitation is what to do with a line held for the human when the
+	// client cannot ask: Confirm or Deny.
+	NoElicitation string
+	// Destructive is set when the gate (not the policy) holds the line.
+	Destructive bool
+	Rule        string // the gate rule or the pattern that decided
+}
+
+// effective is the settings that apply to one host.
+type effective struct {
+	readOnly            bool
+	deny, ask, allow    []*regexp.Regexp
+	held, noElicitation string
+}
+
+func (p *Policy) forHost(host string) effective {
+	e := effective{held: p.Held, noElicitation: p.NoElicitation}
+	var roSet, denySet, askSet, allowSet, heldSet, neSet bool
+	for _, r := range p.Rules {
+		if !MatchHost(r.Hosts, host) {
+			continue
+		}
+		if r.ReadOnly != nil && !roSet {
+			e.readOnly, roSet = *r.ReadOnly, true
+		}
+		if r.Deny != nil && !denySet {
+			e.deny, denySet = r.Deny, true
+		}
+		if r.Ask != nil && !askSet {
+			e.ask, askSet = r.Ask, true
+		}
+		if r.Allow != nil && !allowSet {
+			e.allow, allowSet = r.Allow, true
+		}
+		if r.Held != "" && !heldSet {
+			e.held, heldSet = r.Held, true
+		}
+		if r.NoElicitation != "" && !neSet {
+			e.noElicitation, neSet = r.NoElicitation, true
+		}
+	}
+	return e
+}
+
+// Check decides what happens to line, typed into a session on host ("local",
+// "serial:/dev/ttyUSB0", or the SSH host as given). secret is set for text
+// the model marked secret: it is checked the same way, but the Reason never
+// quotes it.
+func (p *Policy) Check(host, line string, secret bool) Verdict {
+	if p == nil {
+		p = Default()
+	}
+	e := p.forHost(host)
+	v := Verdict{Held: e.held, NoElicitation: e.noElicitation}
+	cmds := gate.Commands(line)
+	match := func(res []*regexp.Regexp) string {
+		for _, re := range res {
+			if re.MatchString(line) {
+				return re.String()
+			}
+			for _, c := range cmds {
+				if re.MatchString(c) {
+					return re.String()
+				}
+			}
+		}
+		return ""
+	}
+	if m := match(e.deny); m != "" {
+		v.Decision, v.Rule = Refuse, m
+		v.Reason = fmt.Sprintf("the policy for %s denies commands matching %s", host, m)
+		return v
+	}
+	var f *gate.Finding
+	if secret {
+		f = gate.CheckSecret(line)
+	} else {
+		f = gate.Check(line)
+	}
+	if f != nil {
+		v.Decision, v.Rule, v.Destructive = Hold, f.Rule, true
+		v.Reason = f.Rule
+		return v.held()
+	}
+	allowed := func(c string) bool {
+		for _, re := range e.allow {
+			if re.MatchString(c) {
+				return true
+			}
+		}
+		return false
+	}
+	if m := match(e.ask); m != "" {
+		v.Decision, v.Rule = Hold, m
+		v.Reason = fmt.Sprintf("the policy for %s asks before commands matching %s", host, m)
+		return v.held()
+	}
+	if e.readOnly {
+		whole := false
+		for _, re := range e.allow {
+			whole = whole || re.MatchString(line)
+		}
+		if !whole {
+			if ok, why := gate.ReadOnlyOr(line, allowed); !ok {
+				v.Decision, v.Rule = Hold, "read_only"
+				if secret {
+					why = "the secret text"
+				}
+				v.Reason = fmt.Sprintf("%s is read-only and %s is not known to be read-only", host, quoteWhy(why))
+				return v.held()
+			}
+		}
+	}
+	return v
+}
+
+func quoteWhy(why string) string {
+	if strings.HasPrefix(why, "the ") || strings.HasPrefix(why, "output ") || strings.HasPrefix(why, "a ") {
+		return why
+	}
+	return "`" + why + "`"
+}
+
+// held turns a Hold whose Held is Deny into a Refuse.
+func (v Verdict) held() Verdict {
+	if v.Held == Deny {
+		v.Decision = Refuse
+		v.Reason += " (the policy refuses held commands)"
+	}
+	return v
+}
+
+// MatchHost reports whether host matches the ssh_config-style patterns:
+// * and ? are wildcards, a pattern starting with ! excludes, and at least
+// one pattern without ! must match (ssh_config(5), PATTERNS).
+func MatchHost(patterns []string, host string) bool {
+	ok := false
+	for _, p := range patterns {
+		neg := strings.HasPrefix(p, "!")
+		if globMatch(strings.TrimPrefix(p, "!"), host) {
+			if neg {
+				return false
+			}
+			ok = true
+		}
+	}
+	return ok
+}
+
+// globMatch matches * (any run) and ? (one character), case-insensitively
+// as OpenSSH does for host names.
+func globMatch(pat, s string) bool {
+	pat, s = strings.ToLower(pat), strings.ToLower(s)
+	// Iterative wildcard match with backtracking to the last star.
+	pi, si, star, mark := 0, 0, -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(pat) && (pat[pi] == '?' || pat[pi] == s[si]):
+			pi++
+			si++
+		case pi < len(pat) && pat[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(pat) && pat[pi] == '*' {
+		pi++
+	}
+	return pi == len(pat)
+}
+
+// Describe is a short human description of the policy, for ttymux doctor.
+func (p *Policy) Describe() string {
+	var b strings.Builder
+	if p.File == "" {
+		b.WriteString("built-in default (no policy file)")
+	} else {
+		b.WriteString(p.File)
+	}
+	fmt.Fprintf(&b, "\n  held = %s, no_elicitation = %s", p.Held, p.NoElicitation)
+	for i, r := range p.Rules {
+		fmt.Fprintf(&b, "\n  rule %d (line %d): hosts %s", i+1, r.Line, strings.Join(r.Hosts, ", "))
+		if r.ReadOnly != nil {
+			fmt.Fprintf(&b, "; read_only = %v", *r.ReadOnly)
+		}
+		for _, l := range []struct {
+			k  string
+			rs []*regexp.Regexp
+		}{{"deny", r.Deny}, {"ask", r.Ask}, {"allow", r.Allow}} {
+			if len(l.rs) > 0 {
+				fmt.Fprintf(&b, "; %s %d pattern(s)", l.k, len(l.rs))
+			}
+		}
+		if r.Held != "" {
+			fmt.Fprintf(&b, "; held = %s", r.Held)
+		}
+		if r.NoElicitation != "" {
+			fmt.Fprintf(&b, "; no_elicitation = %s", r.NoElicitation)
+		}
+	}
+	return b.String()
+}
