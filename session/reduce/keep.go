@@ -39,6 +39,11 @@ func looksLikeError(s string) bool {
 	return keep
 }
 
+// LooksLikeError reports whether the fold would keep line s from the middle
+// of long output when Options.KeepPattern is nil: the built-in test for
+// errors and warnings described there.
+func LooksLikeError(s string) bool { return looksLikeError(s) }
+
 // lineInfo returns progressLike(s) and looksLikeError(s), reading s once.
 func lineInfo(s string) (progress, keep bool) {
 	if len(s) < 16 {

@@ -68,6 +68,15 @@ type Options struct {
 	// "Makefile:3: " and Python's `  File "x.py", line 3`.
 	KeepPattern *regexp.Regexp
 
+	// Gaps, sorted by Index, name input lines that are markers the caller
+	// wrote for runs of lines it left out (a long output rendered with
+	// bounded memory: see Collector). Line Gaps[k].Index stands for
+	// Gaps[k].Lines lines: a fold that elides it counts them, it is never
+	// kept from a fold's middle, never collapsed with its neighbours, and
+	// if shown it is shown as written. Its LineNumbers entry is the first
+	// left-out line's.
+	Gaps []Gap
+
 	// Command is the command line the output belongs to, as typed:
 	// "git log", "go test ./...", "sudo apt-get install -y foo",
 	// "make -j4 2>&1 | tee build.log". If it names a command that has a
@@ -76,6 +85,13 @@ type Options struct {
 	// each run of them behind one marker. Empty or unknown commands get the
 	// generic rules alone.
 	Command string
+}
+
+// A Gap is an input line that stands for Lines lines left out of the
+// input (see Options.Gaps).
+type Gap struct {
+	Index int
+	Lines int64
 }
 
 // Result is reduced output and an account of what was hidden.
@@ -90,7 +106,8 @@ type Result struct {
 	Collapsed int64
 	// Cut is how many lines were shortened.
 	Cut int
-	// RawLines is len(lines) as given to Reduce.
+	// RawLines is len(lines) as given to Reduce, plus the lines that
+	// Options.Gaps stand for.
 	RawLines int
 	// Notes say in words what reduction did, for example
 	// "folded 1,000,000 lines to 161".
@@ -148,6 +165,35 @@ type reducer struct {
 	// perLine, for tests, makes collapse give one entry per line, as
 	// fold had them before kLines: the result must not change.
 	perLine bool
+	// gapAfter[k] is the number of lines that Gaps[0..k-1] stand for
+	// beyond their one input line each (for weight).
+	gapAfter []int64
+}
+
+// gapIndex returns k with Gaps[k].Index == i, or -1.
+func (r *reducer) gapIndex(i int) int {
+	if len(r.Gaps) == 0 {
+		return -1
+	}
+	k, ok := slices.BinarySearchFunc(r.Gaps, i, func(g Gap, i int) int { return g.Index - i })
+	if !ok {
+		return -1
+	}
+	return k
+}
+
+// isGap reports whether input line i is a caller's marker (Options.Gaps).
+func (r *reducer) isGap(i int) bool { return r.gapIndex(i) >= 0 }
+
+// weight returns how many lines input lines i to j stand for.
+func (r *reducer) weight(i, j int) int64 {
+	n := int64(j-i) + 1
+	if len(r.Gaps) == 0 {
+		return n
+	}
+	lo, _ := slices.BinarySearchFunc(r.Gaps, i, func(g Gap, i int) int { return g.Index - i })
+	hi, _ := slices.BinarySearchFunc(r.Gaps, j+1, func(g Gap, i int) int { return g.Index - i })
+	return n + r.gapAfter[hi] - r.gapAfter[lo]
 }
 
 func (r *reducer) text(e entry) string {
@@ -280,6 +326,13 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	r := reducer{Options: opt, lines: lines, perLine: perLine}
 	r.defaults()
 	res := Result{RawLines: len(lines)}
+	if len(r.Gaps) > 0 {
+		r.gapAfter = make([]int64, len(r.Gaps)+1)
+		for k, g := range r.Gaps {
+			r.gapAfter[k+1] = r.gapAfter[k] + max(g.Lines-1, 0)
+		}
+		res.RawLines += int(r.gapAfter[len(r.Gaps)])
+	}
 	var es []entry
 	if cr := commandReducer(opt.Command); cr != nil && len(lines) > 0 {
 		res.Reducer = cr.name
@@ -305,7 +358,10 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 			res.Elided += n
 			dropMarkers++
 		}
-		if e.kind == kLine {
+		if e.kind == kLine && r.isGap(int(e.from)) {
+			res.Elided += r.Gaps[r.gapIndex(int(e.from))].Lines
+			hinted = true // the caller's markers carry the read call
+		} else if e.kind == kLine {
 			if !utf8.ValidString(s) {
 				s = strings.ToValidUTF8(s, "\uFFFD")
 			}
@@ -339,7 +395,7 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 		res.Notes = append(res.Notes, fmt.Sprintf("collapsed %s %s that differ only in digits", commas(dig), plural(dig, "line")))
 	}
 	if res.Elided > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("folded %s lines to %s", commas(int64(len(lines))), commas(int64(len(out)))))
+		res.Notes = append(res.Notes, fmt.Sprintf("folded %s lines to %s", commas(int64(res.RawLines)), commas(int64(len(out)))))
 	}
 	if kept > 0 {
 		var parts []string
@@ -386,6 +442,12 @@ func (r *reducer) defaults() {
 	if len(r.LineNumbers) < len(r.lines) {
 		r.LineNumbers = nil
 	}
+	for k, g := range r.Gaps {
+		if g.Index < 0 || g.Index >= len(r.lines) || k > 0 && g.Index <= r.Gaps[k-1].Index {
+			r.Gaps = nil // not as documented: treat the lines as lines
+			break
+		}
+	}
 	r.keep = looksLikeError
 	if re := r.KeepPattern; re != nil {
 		r.keep = re.MatchString
@@ -396,6 +458,9 @@ func (r *reducer) defaults() {
 // keepAt reports whether input line i is one the fold keeps and the digit
 // rule does not collapse.
 func (r *reducer) keepAt(i int) bool {
+	if r.isGap(i) {
+		return false
+	}
 	if r.roles != nil {
 		return r.roles[i] == rMust || r.roles[i] == rKey
 	}
@@ -438,9 +503,14 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 				}
 			}
 		}
+		if r.isGap(i) {
+			es = append(es, line(i, true))
+			i++
+			continue
+		}
 		s := lines[i]
 		j := i + 1
-		for j < len(lines) && lines[j] == s {
+		for j < len(lines) && lines[j] == s && !r.isGap(j) {
 			j++
 		}
 		// With the built-in keep test, one pass over the line finds both
@@ -453,7 +523,7 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 		}
 		k := i
 		if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
-			for k < len(lines) && sameShape(lines[k], s) && !r.keepAt(k) {
+			for k < len(lines) && sameShape(lines[k], s) && !r.keepAt(k) && !r.isGap(k) {
 				k++
 			}
 		}
@@ -498,6 +568,9 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 func (r *reducer) plain(i, hi int) int {
 	lines := r.lines[:hi]
 	for ; i < len(lines); i++ {
+		if r.isGap(i) {
+			break
+		}
 		s := lines[i]
 		if i+2 < len(lines) && lines[i+1] == s && lines[i+2] == s {
 			break
@@ -554,7 +627,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 			return
 		}
 		ea, eb := x.at(a), x.at(b-1)
-		rows := int(eb.to-ea.from) + 1
+		rows := int(r.weight(int(ea.from), int(eb.to)))
 		from, to := r.span(int(ea.from), int(eb.to))
 		if r.roles != nil && b-a <= 4 && r.shorterThanMarker(x, a, b, from, to) {
 			// A gap between kept lines that is shorter than its marker
@@ -595,6 +668,9 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		keys = max(0, maxKept-must)
 	}
 	want := func(i int) bool {
+		if r.isGap(i) {
+			return false
+		}
 		if r.roles == nil {
 			return r.keep(r.lines[i])
 		}
