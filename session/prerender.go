@@ -34,31 +34,40 @@ func (p *prerender) finish(rest []byte, hint func(from, to int64) string) ([]str
 const prerenderMin = 256 << 10
 
 // prerender renders c's output that arrived since the last call, up to its
-// last complete line, once there is enough of it.
+// last complete line, once there is enough of it. It copies at most
+// prerenderChunk bytes out of the log at a time.
 func (s *Session) prerender(c *command) {
 	if c.anchor < 0 {
 		return
 	}
-	s.mu.Lock()
-	if c.pre == nil {
-		if s.ring.Start() > c.anchor {
+	for {
+		s.mu.Lock()
+		if c.pre == nil {
+			if s.ring.Start() > c.anchor {
+				s.mu.Unlock()
+				return
+			}
+			c.pre = &prerender{from: c.anchor, fed: c.anchor, first: s.lines.LineAt(c.anchor)}
+		}
+		p := c.pre
+		end := s.ring.End()
+		if end-p.fed < prerenderMin || s.ring.Start() > p.fed {
 			s.mu.Unlock()
 			return
 		}
-		c.pre = &prerender{from: c.anchor, fed: c.anchor, first: s.lines.LineAt(c.anchor)}
-	}
-	p := c.pre
-	end := s.ring.End()
-	if end-p.fed < prerenderMin || s.ring.Start() > p.fed {
+		p.buf, _ = s.ring.AppendRange(p.buf[:0], p.fed, min(end, p.fed+prerenderChunk))
 		s.mu.Unlock()
-		return
+		n := bytes.LastIndexByte(p.buf, '\n') + 1
+		if n == 0 {
+			if len(p.buf) < prerenderChunk {
+				return
+			}
+			n = len(p.buf) // a line longer than a chunk: the renderer takes it in pieces
+		}
+		p.feed(p.buf[:n])
+		p.fed += int64(n)
 	}
-	p.buf, _ = s.ring.AppendRange(p.buf[:0], p.fed, end)
-	s.mu.Unlock()
-	n := bytes.LastIndexByte(p.buf, '\n') + 1
-	if n == 0 {
-		return
-	}
-	p.feed(p.buf[:n])
-	p.fed += int64(n)
 }
+
+// prerenderChunk is the most output prerender copies out of the log at once.
+const prerenderChunk = 256 << 10
