@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Limits of a Collector. Reduce returns at most the head and tail of a fold
@@ -48,6 +49,11 @@ type Collector struct {
 	mid       []midItem
 	keptBytes int
 	total     int64 // lines completed
+	lastNum   int64 // the num of the last line completed
+
+	// Bytes written, and of them those that text does not hold (see
+	// binaryBytes), to tell binary output from text.
+	written, odd int64
 }
 
 // A midItem is a line kept from the middle (n == 0) or a run of n lines
@@ -62,6 +68,7 @@ type midItem struct {
 
 // Write renders p. It always returns len(p), nil.
 func (c *Collector) Write(p []byte) (int, error) {
+	c.count(p)
 	c.r.Write(p)
 	c.take()
 	return len(p), nil
@@ -79,6 +86,9 @@ func (c *Collector) take() {
 		c.headBytes += len(lines[i])
 	}
 	c.total += int64(len(lines))
+	if len(nums) > 0 {
+		c.lastNum = nums[len(nums)-1]
+	}
 	for ; i < len(lines); i++ {
 		c.win = append(c.win, lines[i])
 		c.winNums = append(c.winNums, nums[i])
@@ -135,11 +145,27 @@ func (c *Collector) leave(s string, num int64) {
 // session lines from to to (see Options.ReadHint); the markers use them.
 // The Collector must not be used after Finish.
 func (c *Collector) Finish(rest []byte, first int64, hint func(from, to int64) string) (lines []string, nums []int64, gaps []Gap) {
+	c.count(rest)
 	c.r.Write(rest)
 	c.r.Flush()
 	c.take()
 	if first == 0 {
 		first = 1
+	}
+	if c.Binary() && c.total > 0 {
+		// Rendered, binary data is garbage that costs tokens: say what it
+		// is and how to get the bytes instead.
+		from, to := first, first+c.lastNum
+		call := "read that range with raw: true"
+		if hint != nil {
+			call = hint(from, to)
+			if strings.HasSuffix(call, "}") {
+				call = call[:len(call)-1] + `,"raw":true}`
+			}
+		}
+		text := fmt.Sprintf("[%s of binary data (session lines %d–%d); %s for the bytes]", byteSize(c.written), from, to, call)
+		c.head, c.win, c.mid = nil, nil, nil
+		return []string{text}, []int64{0}, []Gap{{Index: 0, Lines: c.total}}
 	}
 	n := len(c.head) + len(c.mid) + len(c.win) - c.ws
 	lines = append(make([]string, 0, n), c.head...)
@@ -164,6 +190,60 @@ func (c *Collector) Finish(rest []byte, first int64, hint func(from, to int64) s
 	nums = append(nums, winNums...)
 	c.head, c.win, c.mid = nil, nil, nil
 	return lines, nums, gaps
+}
+
+// Binary reports whether the output written so far looks like binary data
+// rather than text: at least 32 bytes, more than a tenth of them bytes that
+// text does not hold (NUL and other control characters than tab, newline,
+// carriage return, backspace, bell, form feed and ESC; bytes that are not
+// UTF-8). A program's colours and cursor moves are text; the output of
+// cat /bin/ls or of /dev/urandom is not.
+func (c *Collector) Binary() bool { return c.written >= 32 && c.odd*10 > c.written }
+
+// count adds p to the byte counts for Binary.
+func (c *Collector) count(p []byte) {
+	c.written += int64(len(p))
+	c.odd += int64(binaryBytes(p))
+}
+
+// textControl[c] is true for the control characters text holds.
+var textControl = [32]bool{'\t': true, '\n': true, '\r': true, '\b': true, '\a': true, '\f': true, 0x1b: true}
+
+// binaryBytes counts the bytes of p that text does not hold: controls
+// other than textControl, DEL, and bytes that are not part of valid UTF-8.
+func binaryBytes(p []byte) int {
+	n, high := 0, false
+	for _, b := range p {
+		if b < 0x20 && !textControl[b] || b == 0x7f {
+			n++
+		}
+		high = high || b >= 0x80
+	}
+	if high && !utf8.Valid(p) {
+		for i := 0; i < len(p); {
+			if p[i] < 0x80 {
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(p[i:])
+			if r == utf8.RuneError && size == 1 {
+				n++
+			}
+			i += size
+		}
+	}
+	return n
+}
+
+// byteSize formats n bytes for a person: 812 bytes, 56 KB, 95.4 MB.
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KB", (n+1<<9)>>10)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 }
 
 // gapText is the marker for a run of lines left out.

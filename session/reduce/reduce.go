@@ -16,10 +16,6 @@ const (
 	DefaultTail       = 100
 	DefaultMaxLineLen = 2000
 	DefaultDigitRun   = 6
-
-	// maxKept is how many lines matching the keep pattern a fold keeps
-	// from the middle it elides; the marker after them counts the rest.
-	maxKept = 50
 )
 
 // Options says how Reduce shortens output. The zero value uses the defaults.
@@ -340,7 +336,26 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	} else {
 		es = r.collapse(nil, 0, len(lines))
 	}
-	es, kept, extra := r.fold(es, &res)
+	var kept, extra int
+	var cl []entry
+	var hidden int64
+	if r.roles != nil && r.MaxLines >= 0 && entriesLen(es) <= maxClusterFirst {
+		x := newIndex(es)
+		cl, hidden = r.clusterDrops(x.expand(nil, 0, x.len()))
+	}
+	if hidden > 0 && entriesLen(cl) <= r.MaxLines {
+		// Clustered, the reducer's output needs no fold.
+		es = cl
+		res.Elided += hidden
+		res.Dropped += hidden
+	} else {
+		es, kept, extra = r.fold(es, &res)
+		if r.roles != nil {
+			es, hidden = r.clusterDrops(es)
+			res.Elided += hidden
+			res.Dropped += hidden
+		}
+	}
 	out := make([]string, len(es))
 	var cut []int64
 	hinted := false // whether a marker before this one gave the read call
@@ -609,8 +624,16 @@ func (r *reducer) what(n int) string {
 }
 
 // fold elides the middle of es if it is too long. It returns the entries
-// to show, how many lines matching the keep pattern it kept from the
-// middle, and how many more it elided for want of room.
+// to show, how many lines matching the keep pattern (or outline lines) it
+// kept from the middle, and how many more it elided for want of room
+// (always 0: every line the keep pattern matches is kept).
+//
+// Kept lines far apart each get the marker for the gap before them in
+// place. Kept lines close together (a build log with an error every few
+// lines) form a cluster: one marker names the session lines from the
+// start of the gap before the cluster to its last kept line, and the
+// cluster's kept lines follow it, so that a hundred errors cost one marker
+// rather than a hundred.
 func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 	x := newIndex(es)
 	n := x.len()
@@ -618,55 +641,45 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		return x.expand(make([]entry, 0, n), 0, n), 0, 0
 	}
 	lo, hi := r.Head, n-r.Tail // the middle is entries lo to hi
-	out = make([]entry, 0, r.Head+r.Tail+2*maxKept+2)
+	out = make([]entry, 0, r.Head+r.Tail+64)
 	out = x.expand(out, 0, lo)
-	gap := lo // start of the current gap
 	first := true
-	marker := func(a, b int) { // elide entries a to b
+	// marker elides entries a to b; follow, if not zero, says that follow
+	// kept lines among them (keptRows rows with their repeats) are shown
+	// right after the marker.
+	marker := func(a, b, follow, keptRows int) {
 		if a == b {
 			return
 		}
 		ea, eb := x.at(a), x.at(b-1)
 		rows := int(r.weight(int(ea.from), int(eb.to)))
 		from, to := r.span(int(ea.from), int(eb.to))
-		if r.roles != nil && b-a <= 4 && r.shorterThanMarker(x, a, b, from, to) {
+		if follow == 0 && b-a <= 8 && r.shorterThanMarker(x, a, b, from, to) {
 			// A gap between kept lines that is shorter than its marker
 			// (a blank line, a reducer's own marker) is shown as it is.
 			out = x.expand(out, a, b)
 			return
 		}
-		res.Elided += int64(rows)
 		var text string
-		switch {
-		case extra > 0:
-			text = fmt.Sprintf("[… %s elided (session lines %d–%d), among them %s more %s%s]",
-				linesN(rows), from, to, commas(int64(extra)), r.what(extra),
-				r.readCall(from, to, ": %s to see them", "; read that range to see them"))
-		case first:
+		if follow > 0 {
+			to = r.lineNo(int(eb.to)) // the last kept line
+			rows -= keptRows
+			text = fmt.Sprintf("[… %s elided (session lines %d–%d); the %d %s among them follow%s]",
+				linesN(rows), from, to, follow, r.what(follow),
+				r.readCall(from, to, ": %s to see all", "; read that range to see all"))
+		} else if first {
 			text = fmt.Sprintf("[… %s elided (session lines %d–%d)%s]", linesN(rows), from, to,
 				r.readCall(from, to, ": %s to see them", "; read that range to see them"))
-		default:
+		} else {
 			text = fmt.Sprintf("[… %s elided (session lines %d–%d) …]", linesN(rows), from, to)
 		}
+		res.Elided += int64(rows)
 		first = false
 		out = append(out, r.marker(kMarker, 0, 0, text))
 	}
 	// With a command reducer, outline lines (rKey: commits, files) are
-	// kept too, in the room that the error lines leave.
-	keys := 0
-	if r.roles != nil {
-		must := 0
-		for c := x.find(lo); c < len(es) && x.starts[c] < hi; c++ {
-			if e := es[c]; e.kind == kLine || e.kind == kLines {
-				for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
-					if r.roles[int(e.from)+v-x.starts[c]] == rMust {
-						must++
-					}
-				}
-			}
-		}
-		keys = max(0, maxKept-must)
-	}
+	// kept too, up to maxOutline of them.
+	keys := maxOutline
 	want := func(i int) bool {
 		if r.isGap(i) {
 			return false
@@ -686,18 +699,13 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		}
 		return false
 	}
-	// keepAt keeps entry v, e, if there is room.
-	keepAt := func(v int, e entry) bool {
-		if kept == maxKept {
-			extra++
-			return false
-		}
-		marker(gap, v)
-		out = append(out, e)
-		gap = v + 1
-		kept++
-		return true
+	// The kept entries of the middle, in order: entry v, and with it the
+	// count of its repeats when it has one.
+	type keptLine struct {
+		v  int
+		es []entry
 	}
+	var ks []keptLine
 	for c := x.find(lo); c < len(es) && x.starts[c] < hi; c++ {
 		e := es[c]
 		if e.nokeep {
@@ -706,24 +714,159 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		switch e.kind {
 		case kLine:
 			v := x.starts[c]
-			if want(int(e.from)) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
-				// Keep the count of the line's repeats with it.
-				c++
-				out = append(out, es[c])
-				gap++
+			if want(int(e.from)) {
+				k := keptLine{v: v, es: []entry{e}}
+				if c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
+					// Keep the count of the line's repeats with it.
+					c++
+					k.es = append(k.es, es[c])
+				}
+				ks = append(ks, k)
 			}
 		case kLines:
 			for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
 				if i := int(e.from) + v - x.starts[c]; want(i) {
-					keepAt(v, line(i, false))
+					ks = append(ks, keptLine{v: v, es: []entry{line(i, false)}})
 				}
 			}
 		}
 	}
-	marker(gap, hi)
+	kept = len(ks)
+	gap := lo // start of the current gap
+	for i := 0; i < len(ks); {
+		// The cluster ks[i:j]: kept lines at most clusterGap entries apart.
+		j, inner := i+1, 0
+		for j < len(ks) && ks[j].v-(ks[j-1].v+len(ks[j-1].es)) <= clusterGap {
+			if ks[j].v > ks[j-1].v+len(ks[j-1].es) {
+				inner++
+			}
+			j++
+		}
+		if inner <= 2 {
+			// Few gaps inside: each gets its marker in place.
+			for ; i < j; i++ {
+				marker(gap, ks[i].v, 0, 0)
+				out = append(out, ks[i].es...)
+				gap = ks[i].v + len(ks[i].es)
+			}
+			continue
+		}
+		end := ks[j-1].v + len(ks[j-1].es)
+		follow, rows := 0, 0
+		for _, k := range ks[i:j] {
+			for _, e := range k.es {
+				if e.kind == kLine {
+					follow++
+				}
+				rows += int(r.weight(int(e.from), int(e.to)))
+			}
+		}
+		marker(gap, end, follow, rows)
+		for ; i < j; i++ {
+			out = append(out, ks[i].es...)
+		}
+		gap = end
+	}
+	marker(gap, hi, 0, 0)
 	out = x.expand(out, hi, n)
-	return out, kept, extra
+	return out, kept, 0
 }
+
+// maxClusterShown is the most lines in a row that a command reducer
+// shows (neither kept nor hidden) inside a cluster of its markers.
+const maxClusterShown = 2
+
+// minDropCluster is the fewest markers of a command reducer between kept
+// lines that clusterDrops merges into one.
+const minDropCluster = 4
+
+// clusterDrops merges a command reducer's markers that alternate with
+// the lines it keeps (a build with an error every few lines: a marker for
+// each run of build steps between them) into one marker that names the
+// session lines from the first marker to the last kept line after it, and
+// the read call, followed by the kept lines. Lines the reducer showed
+// between them (not errors, not outline) are hidden by it too. It runs
+// after fold, on what a fold kept in place (not across its markers).
+func (r *reducer) clusterDrops(es []entry) (out []entry, elided int64) {
+	if r.roles == nil {
+		return es, 0
+	}
+	keptAt := func(e entry) bool {
+		// Errors only: an outline (commits, files) is what a reducer
+		// shows on purpose, with its context.
+		return e.kind == kLine && !r.isGap(int(e.from)) && r.roles[e.from] == rMust
+	}
+	for i := 0; i < len(es); {
+		if es[i].kind != kDrop {
+			out = append(out, es[i])
+			i++
+			continue
+		}
+		// From this marker on, through lines and markers only: find the
+		// last kept line that has at least minDropCluster markers before
+		// it.
+		drops, end, shown := 0, -1, 0
+		for j := i; j < len(es) && es[j].kind != kMarker && shown <= maxClusterShown; j++ {
+			if j > i && es[j].from != es[j-1].to+1 {
+				break // not contiguous: something else sits between
+			}
+			switch {
+			case es[j].kind == kDrop:
+				drops++
+				shown = 0
+			case keptAt(es[j]):
+				shown = 0
+				if drops >= minDropCluster {
+					end = j
+				}
+			default:
+				shown++ // context the reducer shows: a long run of it ends the cluster
+			}
+		}
+		if end < 0 {
+			out = append(out, es[i])
+			i++
+			continue
+		}
+		from, to := r.lineNo(int(es[i].from)), r.lineNo(int(es[end].to))
+		var keptEs []entry
+		hidden := r.weight(int(es[i].from), int(es[end].to))
+		for _, e := range es[i : end+1] {
+			if keptAt(e) {
+				keptEs = append(keptEs, e)
+				hidden--
+			}
+		}
+		elided += hidden
+		text := fmt.Sprintf("[… %s elided (session lines %d–%d); the %d %s among them follow%s]",
+			linesN(int(hidden)), from, to, len(keptEs), r.what(len(keptEs)),
+			r.readCall(from, to, ": %s to see all", "; read that range to see all"))
+		out = append(out, r.marker(kMarker, 0, 0, text))
+		out = append(out, keptEs...)
+		i = end + 1
+	}
+	return out, elided
+}
+
+// maxClusterFirst is the most lines of output that clusterDrops tries
+// before a fold, to see whether clustering makes the fold unneeded.
+const maxClusterFirst = 10000
+
+// entriesLen returns how many lines of output es stands for.
+func entriesLen(es []entry) int {
+	n := 0
+	for _, e := range es {
+		n += e.size()
+	}
+	return n
+}
+
+// clusterGap is the most entries between two kept lines of a fold's
+// middle for them to share one marker.
+const clusterGap = 20
+
+// maxOutline is how many outline lines (rKey) a fold keeps from the middle.
+const maxOutline = 50
 
 // shorterThanMarker reports whether entries a to b of x, shown as they
 // are, take fewer bytes than a fold marker for session lines from to to.
