@@ -127,6 +127,11 @@ type scanner struct {
 	phase    oscPhase
 	oscCmd   int
 	titleBuf []byte
+
+	// queries are the backlog spans of the queries found by the last
+	// scan, for Write to answer or mute; an OSC query's end is -1 (its
+	// string goes on).
+	queries []span
 }
 
 // rebase shifts the scanner's offsets after the first n bytes of the
@@ -223,6 +228,7 @@ func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
 				sc.pushParam()
 				if sc.dispatchCSI(b, c, base+i) {
 					query = true
+					sc.queries = append(sc.queries, span{sc.escStart, base + i})
 				}
 				sc.ground(b, base+i)
 			case c == esc:
@@ -256,6 +262,7 @@ func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
 				case sc.phase == oscQuery:
 					if c == '?' {
 						query = true
+						sc.queries = append(sc.queries, span{sc.escStart, -1})
 					}
 					sc.phase = oscSkip
 				case c >= '0' && c <= '9':
