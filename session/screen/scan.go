@@ -128,6 +128,11 @@ type scanner struct {
 	oscCmd   int
 	titleBuf []byte
 
+	// addressed: cursor addressing (CUP, ED) on the normal screen since
+	// the Screen last looked (a program that redraws the screen in place,
+	// as top does, rather than scrolling).
+	addressed bool
+
 	// queries are the backlog spans of the queries found by the last
 	// scan, for Write to answer or mute; an OSC query's end is -1 (its
 	// string goes on).
@@ -364,6 +369,10 @@ func (sc *scanner) dispatchCSI(b *backlog, final byte, end int) (query bool) {
 		return sc.inter == 0 && (sc.marker == 0 || sc.marker == '>') && params[0] <= 0
 	case 'p': // DECRQM
 		return sc.inter == '$'
+	case 'H', 'f', 'J': // CUP, HVP, ED
+		if !sc.alt && sc.inter == 0 && sc.marker == 0 {
+			sc.addressed = true
+		}
 	case 'h', 'l': // SM, RM
 		if sc.marker != '?' || sc.inter != 0 {
 			return false

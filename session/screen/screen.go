@@ -92,7 +92,10 @@ type Screen struct {
 	rows   int
 	cols   int
 	writes uint64       // number of Writes, to detect quiet
-	tokens float64      // queries that may still be answered now (mayAnswerLocked)
+	tokens float64      // queries that may still be answered now (answerableLocked)
+	// addrPauses counts the quiet pauses in a row after output that
+	// addressed the cursor on the normal screen.
+	addrPauses int
 	filled time.Time    // when tokens was last topped up
 	urgent bool         // a query waits for its answer
 	armed  bool         // run has been told of pending output
@@ -234,7 +237,7 @@ func (s *Screen) Write(p []byte) (int, error) {
 	// Without an emulator, output waits in the backlog until something
 	// needs the screen: a query, the alternate screen or a reader. After a
 	// cut, run lets go of the flood's buffers once it is over.
-	if query || s.sc.alt || s.made != nil || cut {
+	if query || s.sc.alt || s.sc.addressed || s.made != nil || cut {
 		kick = query || !s.armed
 		s.armed = true
 	}
@@ -559,7 +562,18 @@ func (s *Screen) run() {
 		}
 		s.emuMu.Lock()
 		s.mu.Lock()
-		need := s.emu != nil || s.urgent || s.sc.alt
+		// A program that addresses the cursor on the normal screen in
+		// two pauses in a row redraws it in place (top): its frames skip
+		// the rows that did not change, so only an emulator that saw every
+		// frame shows them; a replay of a tail would leave them blank
+		// (issue #13 item 8). One such pause is a clear command.
+		if s.sc.addressed {
+			s.addrPauses++
+			s.sc.addressed = false
+		} else {
+			s.addrPauses = 0
+		}
+		need := s.emu != nil || s.urgent || s.sc.alt || s.addrPauses >= 2
 		if !need {
 			s.armed = false
 			s.trimLocked()
