@@ -88,6 +88,7 @@ type backlog struct {
 	trans     []transition // in order
 	holes     []span       // complete control strings, in order: never cut inside one
 	resizes   []resize     // in order; compact drops them (see Screen.Resize)
+	addressed bool         // buf addresses the cursor on the normal screen (see scanner.addressed)
 }
 
 // reset empties b for bytes that follow a scanner in state sc, keeping
@@ -103,6 +104,7 @@ func (b *backlog) reset(sc *scanner) {
 	b.trans = b.trans[:0]
 	b.holes = b.holes[:0]
 	b.resizes = b.resizes[:0]
+	b.addressed = false
 }
 
 // A scanner carries the parse state of the byte stream across Writes, so
@@ -371,7 +373,7 @@ func (sc *scanner) dispatchCSI(b *backlog, final byte, end int) (query bool) {
 		return sc.inter == '$'
 	case 'H', 'f', 'J': // CUP, HVP, ED
 		if !sc.alt && sc.inter == 0 && sc.marker == 0 {
-			sc.addressed = true
+			sc.addressed, b.addressed = true, true
 		}
 	case 'h', 'l': // SM, RM
 		if sc.marker != '?' || sc.inter != 0 {

@@ -91,16 +91,16 @@ type Screen struct {
 	cbuf   []byte // scratch for compaction in Write
 	rows   int
 	cols   int
-	writes uint64       // number of Writes, to detect quiet
-	tokens float64      // queries that may still be answered now (answerableLocked)
+	writes uint64  // number of Writes, to detect quiet
+	tokens float64 // queries that may still be answered now (answerableLocked)
 	// addrPauses counts the quiet pauses in a row after output that
 	// addressed the cursor on the normal screen.
 	addrPauses int
-	filled time.Time    // when tokens was last topped up
-	urgent bool         // a query waits for its answer
-	armed  bool         // run has been told of pending output
-	closed bool         // Close has begun
-	made   *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
+	filled     time.Time    // when tokens was last topped up
+	urgent     bool         // a query waits for its answer
+	armed      bool         // run has been told of pending output
+	closed     bool         // Close has begun
+	made       *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
 
 	// emuMu protects the following, and serialises all use of the
 	// emulator. Lock order: emuMu, then mu.
@@ -617,7 +617,11 @@ func (s *Screen) catchUp() (title string) {
 	s.mu.Unlock()
 
 	fed := b.buf
-	if len(b.buf) > c.maxBytes || b.lines > c.lines {
+	// Output that redraws the normal screen in place (top) is not cut by
+	// lines: its frames skip the rows that did not change, which only its
+	// earlier frames draw. Write keeps it within maxBacklog.
+	inPlace := b.addressed && !sc.alt && len(b.trans) == 0 && len(b.buf) <= s.lim.maxBacklog
+	if (len(b.buf) > c.maxBytes || b.lines > c.lines) && !inPlace {
 		b, _ = compact(s.fbuf, &b, &sc, c) // laid out at the current size
 		s.fbuf = b.buf
 	}
