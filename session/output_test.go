@@ -68,3 +68,26 @@ func TestBinaryOutputSummarised(t *testing.T) {
 		t.Fatalf("echo after cat /bin/ls: %q", r.Output)
 	}
 }
+
+// TestTopScreenKeepsHeader pins issue #13 item 8: with top running, read
+// {mode: "screen"} had rows 4–7 (Mem, Swap, the blank row, the PID header)
+// blank in 3 of 9 reads. top redraws the normal screen in place and skips
+// the rows that did not change since its last frame; forty frames later,
+// the screen still shows them.
+func TestTopScreenKeepsHeader(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: "top -d 0.1 -n 40", Timeout: 60 * time.Second})
+	if !r.Complete {
+		t.Fatalf("top: %+v", r)
+	}
+	scr, err := s.Read(t.Context(), session.ReadRequest{Mode: "screen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"MiB Mem", "MiB Swap", "PID USER"} {
+		if !strings.Contains(scr.Output, want) {
+			t.Errorf("screen after top has no %q:\n%s", want, scr.Output)
+		}
+	}
+}
