@@ -61,7 +61,9 @@ type Options struct {
 	// a CamelCase hump (ValueError, NullPointerException); and locations
 	// that compilers and test runners print before a message that may
 	// hold none of those words: "x.go:3:5: ", "    x_test.go:40: ",
-	// "Makefile:3: " and Python's `  File "x.py", line 3`.
+	// "Makefile:3: " and Python's `  File "x.py", line 3`. A keyword inside
+	// a word holding '/' (a path, a URL) or starting a CamelCase
+	// identifier that goes on (ErrorHandler.java) is a name, not a message.
 	KeepPattern *regexp.Regexp
 
 	// Gaps, sorted by Index, name input lines that are markers the caller
@@ -302,12 +304,19 @@ func (x index) expand(out []entry, a, b int) []entry {
 //     keep pattern break a digit run.
 //  2. Fold. If more than MaxLines lines remain, the first Head and last
 //     Tail are kept and the middle is replaced by a marker with its line
-//     count, session lines and read call. Lines in the middle that match
-//     the keep pattern stay in place, up to 50 of them, with a marker for
-//     each gap between them. The first gap's marker carries the read call
-//     and later ones only the session lines ("[… 1,299 lines elided
-//     (session lines 1201–2499) …]"), except the one after the 50th kept
-//     line, which also counts the matching lines it hides.
+//     count, session lines and read call. Every line in the middle that
+//     matches the keep pattern is kept (a command reducer's outline lines,
+//     up to 50). Kept lines far apart stay in place with a marker for each
+//     gap between them: the first gap's marker carries the read call and
+//     later ones only the session lines ("[… 1,299 lines elided (session
+//     lines 1201–2499) …]"). Kept lines at most 20 lines apart form a
+//     cluster: one marker names the session lines from the gap before it
+//     to its last kept line and the read call for them, and the cluster's
+//     kept lines follow it ("[… 600 lines elided (session lines 61–760);
+//     the 100 lines that look like errors or warnings among them follow:
+//     read … to see all]"). A gap shorter than its marker is shown as it
+//     is. A command reducer's markers that alternate with error lines are
+//     clustered the same way.
 //  3. Cut. A line longer than MaxLineLen characters keeps its first three
 //     quarters and last quarter of MaxLineLen around a marker counting the
 //     characters cut.
