@@ -379,10 +379,10 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		b, gone = s.ring.AppendRange(nil, from, to)
 	}
 	rawBytes := len(b)
-	if pre != nil {
-		rawBytes = int(to - from)
-	}
 	first := s.lines.LineAt(max(from, s.ring.Start()))
+	if pre != nil {
+		rawBytes, first = int(to-from), pre.first
+	}
 	secrets := s.secrets
 	alt := false
 	s.mu.Unlock()
@@ -411,20 +411,25 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	// Session lines count raw newlines; nums maps rendered lines to them
 	// (a program that redraws with cursor-up prints more newlines than
 	// lines), so fold markers name exact session lines.
+	id := s.id
+	hint := func(a, z int64) string {
+		return fmt.Sprintf(`read {"session_id":%q,"mode":"range","from_line":%d,"to_line":%d}`, id, a, z)
+	}
 	var lines []string
 	var nums []int64
+	var gaps []reduce.Gap
 	if pre != nil {
-		lines, nums = pre.finish(b)
+		lines, nums, gaps = pre.finish(b, hint)
 		c.pre = nil // flushed: it cannot take more
 	} else {
-		lines, nums = reduce.RenderNumbered(b)
+		var col reduce.Collector // memory bounded, however long b is
+		lines, nums, gaps = col.Finish(b, first, hint)
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	id := s.id
 	digitRun := 0 // the reducer's default
-	if len(lines) <= reduce.DefaultMaxLines {
+	if len(lines) <= reduce.DefaultMaxLines && len(gaps) == 0 {
 		// Short output is shown whole: collapsing lines that differ only
 		// in digits loses information for no real saving.
 		digitRun = -1
@@ -438,9 +443,8 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		DigitRun:    digitRun,
 		FirstLine:   first,
 		LineNumbers: nums,
-		ReadHint: func(a, z int64) string {
-			return fmt.Sprintf(`read {"session_id":%q,"mode":"range","from_line":%d,"to_line":%d}`, id, a, z)
-		},
+		Gaps:        gaps,
+		ReadHint:    hint,
 	})
 	r.Output = redact(red.Text, secrets)
 	r.FirstLine = first
@@ -453,7 +457,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	r.Mode = "new"
 	if red.Elided > 0 || red.Collapsed > 0 || red.Cut > 0 {
 		r.Reduction = &Reduction{
-			RawBytes: rawBytes, RawLines: len(lines), Lines: len(red.Lines), Bytes: len(red.Text),
+			RawBytes: rawBytes, RawLines: red.RawLines, Lines: len(red.Lines), Bytes: len(red.Text),
 			Elided: red.Elided, Collapsed: red.Collapsed, Cut: red.Cut, Notes: red.Notes,
 			Reducer: red.Reducer, Dropped: red.Dropped,
 		}

@@ -38,10 +38,10 @@ func TestPrerenderMatchesWholeRender(t *testing.T) {
 			if n == 0 {
 				break
 			}
-			p.feed(data[fed:fed+n], 1<<20)
+			p.feed(data[fed : fed+n])
 			fed += n
 		}
-		lines, nums := p.finish(data[fed:])
+		lines, nums, _ := p.finish(data[fed:], nil)
 		if !reflect.DeepEqual(lines, wantLines) || !reflect.DeepEqual(nums, wantNums) {
 			t.Fatalf("step %d: %d lines, want %d", step, len(lines), len(wantLines))
 		}

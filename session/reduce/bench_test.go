@@ -65,3 +65,22 @@ func BenchmarkRenderReduceSeq1M(b *testing.B) { benchRenderReduce(b, seqOutput(1
 func BenchmarkRenderBuildLog1M(b *testing.B)       { benchRender(b, buildLogOutput(1_000_000)) }
 func BenchmarkReduceBuildLog1M(b *testing.B)       { benchReduce(b, buildLogOutput(1_000_000)) }
 func BenchmarkRenderReduceBuildLog1M(b *testing.B) { benchRenderReduce(b, buildLogOutput(1_000_000)) }
+
+// benchCollectReduce is what a session does now: the output through a
+// Collector in 256 KiB pieces (as the pre-renderer copies the log), then
+// Reduce of what it kept. Compare with benchRenderReduce.
+func benchCollectReduce(b *testing.B, in []byte) {
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var c Collector
+		for i := 0; i < len(in); i += 256 << 10 {
+			c.Write(in[i:min(i+256<<10, len(in))])
+		}
+		lines, nums, gaps := c.Finish(nil, 5, hint)
+		benchResult = Reduce(lines, Options{FirstLine: 5, LineNumbers: nums, Gaps: gaps, ReadHint: hint})
+	}
+}
+
+func BenchmarkCollectReduceSeq1M(b *testing.B)      { benchCollectReduce(b, seqOutput(1_000_000)) }
+func BenchmarkCollectReduceBuildLog1M(b *testing.B) { benchCollectReduce(b, buildLogOutput(1_000_000)) }

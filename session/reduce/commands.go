@@ -56,6 +56,9 @@ func (r *reducer) commandEntries(cr *cmdReducer) []entry {
 			}
 		}
 	}
+	for _, g := range r.Gaps {
+		roles[g.Index] = rShow // a caller's marker: shown as written, or folded
+	}
 	r.roles, r.custom = roles, true
 	// Each run of dropped lines gets a marker if the marker is shorter
 	// than the lines. The first marker also carries the read call, once:

@@ -76,6 +76,7 @@ var (
 	sessionRangeRE = regexp.MustCompile(`\(session lines (\d+)–(\d+)\)`)
 	repeatedRE     = regexp.MustCompile(`^\[… previous line repeated ([\d,]+) more times\]$`)
 	cutRE          = regexp.MustCompile(` \[… [\d,]+ characters cut …\] `)
+	followRE       = regexp.MustCompile(`; the (\d+) [^\]]* among them follow`)
 )
 
 // checkReconstruct checks that res.Lines are lines of lines, in order,
@@ -85,6 +86,16 @@ var (
 // lines and the ranges the markers name give back lines exactly. It also
 // checks that the first marker naming a range carries opt.ReadHint for
 // exactly that range, and that every read call in a marker is exact.
+// shows reports whether output line out shows input line in (cut or not).
+func shows(out, in string) bool {
+	in = strings.ToValidUTF8(in, "\uFFFD")
+	if out == in {
+		return true
+	}
+	loc := cutRE.FindStringIndex(out)
+	return loc != nil && strings.HasPrefix(in, out[:loc[0]]) && strings.HasSuffix(in, out[loc[1]:])
+}
+
 func checkReconstruct(t *testing.T, lines []string, res Result, opt Options) {
 	t.Helper()
 	first := opt.FirstLine
@@ -93,7 +104,21 @@ func checkReconstruct(t *testing.T, lines []string, res Result, opt Options) {
 	}
 	p := 0 // the next input line to account for
 	hinted := false
+	follow, followTo := 0, 0 // kept lines still to come from a cluster marker's range, and its end
 	for k, out := range res.Lines {
+		if follow > 0 && !strings.HasPrefix(out, "[… ") {
+			// A cluster's kept line: the next one in the marker's range
+			// that it shows (the lines between were elided).
+			for p < followTo && !shows(out, lines[p]) {
+				p++
+			}
+			if p == followTo {
+				t.Fatalf("output line %d %q is not in its marker's range", k, out)
+			}
+			follow--
+			p++
+			continue
+		}
 		if strings.HasPrefix(out, "[… ") {
 			if m := repeatedRE.FindStringSubmatch(out); m != nil {
 				n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
@@ -117,6 +142,17 @@ func checkReconstruct(t *testing.T, lines []string, res Result, opt Options) {
 			if from != first+int64(p) || to < from || to-first >= int64(len(lines)) {
 				t.Fatalf("output line %d: marker %q, want it to start at session line %d (of %d..%d)", k, out, first+int64(p), first, first+int64(len(lines))-1)
 			}
+			if fm := followRE.FindStringSubmatch(out); fm != nil {
+				// A cluster: its kept lines follow, from within from–to.
+				follow, _ = strconv.Atoi(fm[1])
+				followTo = int(to-first) + 1
+				p = int(from - first)
+				if strings.Contains(out, "read {") && (opt.ReadHint == nil || !strings.Contains(out, opt.ReadHint(from, to)+" to see all]")) {
+					t.Fatalf("output line %d: marker %q does not carry the read call for lines %d–%d", k, out, from, to)
+				}
+				hinted = hinted || strings.Contains(out, "read {")
+				continue
+			}
 			if strings.Contains(out, "read {") {
 				if opt.ReadHint == nil || !strings.Contains(out, opt.ReadHint(from, to)+" to see them]") {
 					t.Fatalf("output line %d: marker %q does not carry the read call for lines %d–%d", k, out, from, to)
@@ -131,12 +167,7 @@ func checkReconstruct(t *testing.T, lines []string, res Result, opt Options) {
 		if p >= len(lines) {
 			t.Fatalf("output line %d %q is past the end of the input", k, out)
 		}
-		if in := strings.ToValidUTF8(lines[p], "\uFFFD"); out != in {
-			if loc := cutRE.FindStringIndex(out); loc != nil && strings.HasPrefix(in, out[:loc[0]]) &&
-				strings.HasSuffix(in, out[loc[1]:]) {
-				p++
-				continue
-			}
+		if !shows(out, lines[p]) {
 			t.Fatalf("output line %d %q, want input line %d %q", k, out, p, lines[p])
 		}
 		p++
@@ -170,12 +201,36 @@ func mustLines(lines []string, command string) []int {
 }
 
 // keptLines returns which input lines res shows as they are.
-func keptLines(t *testing.T, lines []string, res Result, first int64) map[int]bool {
+func keptLines(t *testing.T, lines []string, res Result, first int64, must []int) map[int]bool {
+	isMust := map[int]bool{}
+	for _, i := range must {
+		isMust[i] = true
+	}
 	kept := map[int]bool{}
-	p := 0
+	p, follow, followTo := 0, 0, 0
 	for _, out := range res.Lines {
+		if follow > 0 && !strings.HasPrefix(out, "[… ") {
+			// The kept line it shows: among lines of the same text in the
+			// marker's range, one the fold must keep.
+			q := p
+			for q < followTo && !(shows(out, lines[q]) && isMust[q]) {
+				q++
+			}
+			if q == followTo {
+				for q = p; q < len(lines) && !shows(out, lines[q]); q++ {
+				}
+			}
+			p = q
+			follow--
+		}
 		if strings.HasPrefix(out, "[… ") {
-			if m := repeatedRE.FindStringSubmatch(out); m != nil {
+			if fm := followRE.FindStringSubmatch(out); fm != nil {
+				follow, _ = strconv.Atoi(fm[1])
+				r := sessionRangeRE.FindAllStringSubmatch(out, -1)[0]
+				from, _ := strconv.ParseInt(r[1], 10, 64)
+				to, _ := strconv.ParseInt(r[2], 10, 64)
+				p, followTo = int(from-first), int(to-first)+1
+			} else if m := repeatedRE.FindStringSubmatch(out); m != nil {
 				// Copies of the line before: shown, as that line.
 				n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 				for range n {
@@ -218,8 +273,8 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("%s: keep line %q is not in the output", e.name, k)
 			}
 		}
-		kept := keptLines(t, e.lines, res, 1)
 		must := mustLines(e.lines, e.Command)
+		kept := keptLines(t, e.lines, res, 1, must)
 		mustN := 0
 		for _, i := range must {
 			if kept[i] {

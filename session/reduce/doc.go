@@ -21,6 +21,11 @@
 // session lines they are, and the tool call that shows them
 // (Options.ReadHint).
 //
+// A Collector renders output of any length in bounded memory: it keeps the
+// head, a window of recent lines and the middle's error lines, and stands
+// one marker line (Options.Gaps) for each run of other lines it left out.
+// It also tells binary output from text, which it summarises in one line.
+//
 // The package owns no I/O and no goroutines. It does not number session
 // lines (the caller passes the number of the first line in Options.FirstLine,
 // and Renderer reports how rendered lines map to '\n'-separated input

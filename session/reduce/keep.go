@@ -39,6 +39,11 @@ func looksLikeError(s string) bool {
 	return keep
 }
 
+// LooksLikeError reports whether the fold would keep line s from the middle
+// of long output when Options.KeepPattern is nil: the built-in test for
+// errors and warnings described there.
+func LooksLikeError(s string) bool { return looksLikeError(s) }
+
 // lineInfo returns progressLike(s) and looksLikeError(s), reading s once.
 func lineInfo(s string) (progress, keep bool) {
 	if len(s) < 16 {
@@ -115,7 +120,7 @@ func scanLine(s string) (progress, keyword, letter bool) {
 			// keywordAt, with its first test inline: most words are
 			// not keywords.
 			k := i + bits.TrailingZeros64(cand)>>3
-			keyword = k+3 < len(s) && kwNext[s[k]]>>((s[k+1]|0x20)-'a')&1 != 0 && keywordAt(s, k)
+			keyword = k+3 < len(s) && kwNext[s[k]]>>((s[k+1]|0x20)-'a')&1 != 0 && keywordAt(s, k) && !nameAt(s, k)
 		}
 	}
 	return dig != 0 && let != 0, keyword, let != 0
@@ -148,6 +153,37 @@ func tail(s string, i int) uint64 {
 		return uint64(s[i])
 	}
 	return 0
+}
+
+// nameAt reports whether the keyword at s[i] is part of a name rather
+// than a message: of a CamelCase identifier that goes on after it
+// (ErrorHandler, FailoverConfig; but ValueError and ERRORS are messages), or
+// of a path or URL (a word holding '/': ./src/errors/x.go, /usr/lib/libfail.so).
+// find, ls and grep -l print such names by the thousand (issue #13 item 11).
+func nameAt(s string, i int) bool {
+	// The word around i: from the last space before it to the next after.
+	a, b := i, i
+	for a > 0 && s[a-1] != ' ' && s[a-1] != '\t' {
+		a--
+	}
+	for b < len(s) && s[b] != ' ' && s[b] != '\t' {
+		b++
+	}
+	if strings.IndexByte(s[a:b], '/') >= 0 {
+		return true
+	}
+	// A lower-case letter followed by an upper-case one after the keyword
+	// starts another hump of the same identifier.
+	for j := i + 1; j+1 < b; j++ {
+		c, d := s[j], s[j+1]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+		if c >= 'a' && c <= 'z' && d >= 'A' && d <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // keywordAt reports whether one of keywords starts at s[i], an ASCII letter.

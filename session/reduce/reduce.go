@@ -16,10 +16,6 @@ const (
 	DefaultTail       = 100
 	DefaultMaxLineLen = 2000
 	DefaultDigitRun   = 6
-
-	// maxKept is how many lines matching the keep pattern a fold keeps
-	// from the middle it elides; the marker after them counts the rest.
-	maxKept = 50
 )
 
 // Options says how Reduce shortens output. The zero value uses the defaults.
@@ -65,8 +61,19 @@ type Options struct {
 	// a CamelCase hump (ValueError, NullPointerException); and locations
 	// that compilers and test runners print before a message that may
 	// hold none of those words: "x.go:3:5: ", "    x_test.go:40: ",
-	// "Makefile:3: " and Python's `  File "x.py", line 3`.
+	// "Makefile:3: " and Python's `  File "x.py", line 3`. A keyword inside
+	// a word holding '/' (a path, a URL) or starting a CamelCase
+	// identifier that goes on (ErrorHandler.java) is a name, not a message.
 	KeepPattern *regexp.Regexp
+
+	// Gaps, sorted by Index, name input lines that are markers the caller
+	// wrote for runs of lines it left out (a long output rendered with
+	// bounded memory: see Collector). Line Gaps[k].Index stands for
+	// Gaps[k].Lines lines: a fold that elides it counts them, it is never
+	// kept from a fold's middle, never collapsed with its neighbours, and
+	// if shown it is shown as written. Its LineNumbers entry is the first
+	// left-out line's.
+	Gaps []Gap
 
 	// Command is the command line the output belongs to, as typed:
 	// "git log", "go test ./...", "sudo apt-get install -y foo",
@@ -76,6 +83,13 @@ type Options struct {
 	// each run of them behind one marker. Empty or unknown commands get the
 	// generic rules alone.
 	Command string
+}
+
+// A Gap is an input line that stands for Lines lines left out of the
+// input (see Options.Gaps).
+type Gap struct {
+	Index int
+	Lines int64
 }
 
 // Result is reduced output and an account of what was hidden.
@@ -90,7 +104,8 @@ type Result struct {
 	Collapsed int64
 	// Cut is how many lines were shortened.
 	Cut int
-	// RawLines is len(lines) as given to Reduce.
+	// RawLines is len(lines) as given to Reduce, plus the lines that
+	// Options.Gaps stand for.
 	RawLines int
 	// Notes say in words what reduction did, for example
 	// "folded 1,000,000 lines to 161".
@@ -148,6 +163,35 @@ type reducer struct {
 	// perLine, for tests, makes collapse give one entry per line, as
 	// fold had them before kLines: the result must not change.
 	perLine bool
+	// gapAfter[k] is the number of lines that Gaps[0..k-1] stand for
+	// beyond their one input line each (for weight).
+	gapAfter []int64
+}
+
+// gapIndex returns k with Gaps[k].Index == i, or -1.
+func (r *reducer) gapIndex(i int) int {
+	if len(r.Gaps) == 0 {
+		return -1
+	}
+	k, ok := slices.BinarySearchFunc(r.Gaps, i, func(g Gap, i int) int { return g.Index - i })
+	if !ok {
+		return -1
+	}
+	return k
+}
+
+// isGap reports whether input line i is a caller's marker (Options.Gaps).
+func (r *reducer) isGap(i int) bool { return r.gapIndex(i) >= 0 }
+
+// weight returns how many lines input lines i to j stand for.
+func (r *reducer) weight(i, j int) int64 {
+	n := int64(j-i) + 1
+	if len(r.Gaps) == 0 {
+		return n
+	}
+	lo, _ := slices.BinarySearchFunc(r.Gaps, i, func(g Gap, i int) int { return g.Index - i })
+	hi, _ := slices.BinarySearchFunc(r.Gaps, j+1, func(g Gap, i int) int { return g.Index - i })
+	return n + r.gapAfter[hi] - r.gapAfter[lo]
 }
 
 func (r *reducer) text(e entry) string {
@@ -260,12 +304,19 @@ func (x index) expand(out []entry, a, b int) []entry {
 //     keep pattern break a digit run.
 //  2. Fold. If more than MaxLines lines remain, the first Head and last
 //     Tail are kept and the middle is replaced by a marker with its line
-//     count, session lines and read call. Lines in the middle that match
-//     the keep pattern stay in place, up to 50 of them, with a marker for
-//     each gap between them. The first gap's marker carries the read call
-//     and later ones only the session lines ("[… 1,299 lines elided
-//     (session lines 1201–2499) …]"), except the one after the 50th kept
-//     line, which also counts the matching lines it hides.
+//     count, session lines and read call. Every line in the middle that
+//     matches the keep pattern is kept (a command reducer's outline lines,
+//     up to 50). Kept lines far apart stay in place with a marker for each
+//     gap between them: the first gap's marker carries the read call and
+//     later ones only the session lines ("[… 1,299 lines elided (session
+//     lines 1201–2499) …]"). Kept lines at most 20 lines apart form a
+//     cluster: one marker names the session lines from the gap before it
+//     to its last kept line and the read call for them, and the cluster's
+//     kept lines follow it ("[… 600 lines elided (session lines 61–760);
+//     the 100 lines that look like errors or warnings among them follow:
+//     read … to see all]"). A gap shorter than its marker is shown as it
+//     is. A command reducer's markers that alternate with error lines are
+//     clustered the same way.
 //  3. Cut. A line longer than MaxLineLen characters keeps its first three
 //     quarters and last quarter of MaxLineLen around a marker counting the
 //     characters cut.
@@ -280,6 +331,13 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	r := reducer{Options: opt, lines: lines, perLine: perLine}
 	r.defaults()
 	res := Result{RawLines: len(lines)}
+	if len(r.Gaps) > 0 {
+		r.gapAfter = make([]int64, len(r.Gaps)+1)
+		for k, g := range r.Gaps {
+			r.gapAfter[k+1] = r.gapAfter[k] + max(g.Lines-1, 0)
+		}
+		res.RawLines += int(r.gapAfter[len(r.Gaps)])
+	}
 	var es []entry
 	if cr := commandReducer(opt.Command); cr != nil && len(lines) > 0 {
 		res.Reducer = cr.name
@@ -287,7 +345,26 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	} else {
 		es = r.collapse(nil, 0, len(lines))
 	}
-	es, kept, extra := r.fold(es, &res)
+	var kept, extra int
+	var cl []entry
+	var hidden int64
+	if r.roles != nil && r.MaxLines >= 0 && entriesLen(es) <= maxClusterFirst {
+		x := newIndex(es)
+		cl, hidden = r.clusterDrops(x.expand(nil, 0, x.len()))
+	}
+	if hidden > 0 && entriesLen(cl) <= r.MaxLines {
+		// Clustered, the reducer's output needs no fold.
+		es = cl
+		res.Elided += hidden
+		res.Dropped += hidden
+	} else {
+		es, kept, extra = r.fold(es, &res)
+		if r.roles != nil {
+			es, hidden = r.clusterDrops(es)
+			res.Elided += hidden
+			res.Dropped += hidden
+		}
+	}
 	out := make([]string, len(es))
 	var cut []int64
 	hinted := false // whether a marker before this one gave the read call
@@ -305,7 +382,10 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 			res.Elided += n
 			dropMarkers++
 		}
-		if e.kind == kLine {
+		if e.kind == kLine && r.isGap(int(e.from)) {
+			res.Elided += r.Gaps[r.gapIndex(int(e.from))].Lines
+			hinted = true // the caller's markers carry the read call
+		} else if e.kind == kLine {
 			if !utf8.ValidString(s) {
 				s = strings.ToValidUTF8(s, "\uFFFD")
 			}
@@ -339,7 +419,7 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 		res.Notes = append(res.Notes, fmt.Sprintf("collapsed %s %s that differ only in digits", commas(dig), plural(dig, "line")))
 	}
 	if res.Elided > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("folded %s lines to %s", commas(int64(len(lines))), commas(int64(len(out)))))
+		res.Notes = append(res.Notes, fmt.Sprintf("folded %s lines to %s", commas(int64(res.RawLines)), commas(int64(len(out)))))
 	}
 	if kept > 0 {
 		var parts []string
@@ -386,6 +466,12 @@ func (r *reducer) defaults() {
 	if len(r.LineNumbers) < len(r.lines) {
 		r.LineNumbers = nil
 	}
+	for k, g := range r.Gaps {
+		if g.Index < 0 || g.Index >= len(r.lines) || k > 0 && g.Index <= r.Gaps[k-1].Index {
+			r.Gaps = nil // not as documented: treat the lines as lines
+			break
+		}
+	}
 	r.keep = looksLikeError
 	if re := r.KeepPattern; re != nil {
 		r.keep = re.MatchString
@@ -396,6 +482,9 @@ func (r *reducer) defaults() {
 // keepAt reports whether input line i is one the fold keeps and the digit
 // rule does not collapse.
 func (r *reducer) keepAt(i int) bool {
+	if r.isGap(i) {
+		return false
+	}
 	if r.roles != nil {
 		return r.roles[i] == rMust || r.roles[i] == rKey
 	}
@@ -438,9 +527,14 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 				}
 			}
 		}
+		if r.isGap(i) {
+			es = append(es, line(i, true))
+			i++
+			continue
+		}
 		s := lines[i]
 		j := i + 1
-		for j < len(lines) && lines[j] == s {
+		for j < len(lines) && lines[j] == s && !r.isGap(j) {
 			j++
 		}
 		// With the built-in keep test, one pass over the line finds both
@@ -453,7 +547,7 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 		}
 		k := i
 		if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
-			for k < len(lines) && sameShape(lines[k], s) && !r.keepAt(k) {
+			for k < len(lines) && sameShape(lines[k], s) && !r.keepAt(k) && !r.isGap(k) {
 				k++
 			}
 		}
@@ -498,6 +592,9 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 func (r *reducer) plain(i, hi int) int {
 	lines := r.lines[:hi]
 	for ; i < len(lines); i++ {
+		if r.isGap(i) {
+			break
+		}
 		s := lines[i]
 		if i+2 < len(lines) && lines[i+1] == s && lines[i+2] == s {
 			break
@@ -536,8 +633,16 @@ func (r *reducer) what(n int) string {
 }
 
 // fold elides the middle of es if it is too long. It returns the entries
-// to show, how many lines matching the keep pattern it kept from the
-// middle, and how many more it elided for want of room.
+// to show, how many lines matching the keep pattern (or outline lines) it
+// kept from the middle, and how many more it elided for want of room
+// (always 0: every line the keep pattern matches is kept).
+//
+// Kept lines far apart each get the marker for the gap before them in
+// place. Kept lines close together (a build log with an error every few
+// lines) form a cluster: one marker names the session lines from the
+// start of the gap before the cluster to its last kept line, and the
+// cluster's kept lines follow it, so that a hundred errors cost one marker
+// rather than a hundred.
 func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 	x := newIndex(es)
 	n := x.len()
@@ -545,56 +650,49 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		return x.expand(make([]entry, 0, n), 0, n), 0, 0
 	}
 	lo, hi := r.Head, n-r.Tail // the middle is entries lo to hi
-	out = make([]entry, 0, r.Head+r.Tail+2*maxKept+2)
+	out = make([]entry, 0, r.Head+r.Tail+64)
 	out = x.expand(out, 0, lo)
-	gap := lo // start of the current gap
 	first := true
-	marker := func(a, b int) { // elide entries a to b
+	// marker elides entries a to b; follow, if not zero, says that follow
+	// kept lines among them (keptRows rows with their repeats) are shown
+	// right after the marker.
+	marker := func(a, b, follow, keptRows int) {
 		if a == b {
 			return
 		}
 		ea, eb := x.at(a), x.at(b-1)
-		rows := int(eb.to-ea.from) + 1
+		rows := int(r.weight(int(ea.from), int(eb.to)))
 		from, to := r.span(int(ea.from), int(eb.to))
-		if r.roles != nil && b-a <= 4 && r.shorterThanMarker(x, a, b, from, to) {
+		if follow == 0 && b-a <= 8 && r.shorterThanMarker(x, a, b, from, to) {
 			// A gap between kept lines that is shorter than its marker
 			// (a blank line, a reducer's own marker) is shown as it is.
 			out = x.expand(out, a, b)
 			return
 		}
-		res.Elided += int64(rows)
 		var text string
-		switch {
-		case extra > 0:
-			text = fmt.Sprintf("[… %s elided (session lines %d–%d), among them %s more %s%s]",
-				linesN(rows), from, to, commas(int64(extra)), r.what(extra),
-				r.readCall(from, to, ": %s to see them", "; read that range to see them"))
-		case first:
+		if follow > 0 {
+			to = r.lineNo(int(eb.to)) // the last kept line
+			rows -= keptRows
+			text = fmt.Sprintf("[… %s elided (session lines %d–%d); the %d %s among them follow%s]",
+				linesN(rows), from, to, follow, r.what(follow),
+				r.readCall(from, to, ": %s to see all", "; read that range to see all"))
+		} else if first {
 			text = fmt.Sprintf("[… %s elided (session lines %d–%d)%s]", linesN(rows), from, to,
 				r.readCall(from, to, ": %s to see them", "; read that range to see them"))
-		default:
+		} else {
 			text = fmt.Sprintf("[… %s elided (session lines %d–%d) …]", linesN(rows), from, to)
 		}
+		res.Elided += int64(rows)
 		first = false
 		out = append(out, r.marker(kMarker, 0, 0, text))
 	}
 	// With a command reducer, outline lines (rKey: commits, files) are
-	// kept too, in the room that the error lines leave.
-	keys := 0
-	if r.roles != nil {
-		must := 0
-		for c := x.find(lo); c < len(es) && x.starts[c] < hi; c++ {
-			if e := es[c]; e.kind == kLine || e.kind == kLines {
-				for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
-					if r.roles[int(e.from)+v-x.starts[c]] == rMust {
-						must++
-					}
-				}
-			}
-		}
-		keys = max(0, maxKept-must)
-	}
+	// kept too, up to maxOutline of them.
+	keys := maxOutline
 	want := func(i int) bool {
+		if r.isGap(i) {
+			return false
+		}
 		if r.roles == nil {
 			return r.keep(r.lines[i])
 		}
@@ -610,18 +708,13 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		}
 		return false
 	}
-	// keepAt keeps entry v, e, if there is room.
-	keepAt := func(v int, e entry) bool {
-		if kept == maxKept {
-			extra++
-			return false
-		}
-		marker(gap, v)
-		out = append(out, e)
-		gap = v + 1
-		kept++
-		return true
+	// The kept entries of the middle, in order: entry v, and with it the
+	// count of its repeats when it has one.
+	type keptLine struct {
+		v  int
+		es []entry
 	}
+	var ks []keptLine
 	for c := x.find(lo); c < len(es) && x.starts[c] < hi; c++ {
 		e := es[c]
 		if e.nokeep {
@@ -630,24 +723,159 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		switch e.kind {
 		case kLine:
 			v := x.starts[c]
-			if want(int(e.from)) && keepAt(v, e) && c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
-				// Keep the count of the line's repeats with it.
-				c++
-				out = append(out, es[c])
-				gap++
+			if want(int(e.from)) {
+				k := keptLine{v: v, es: []entry{e}}
+				if c+1 < len(es) && v+1 < hi && es[c+1].kind == kRepeat {
+					// Keep the count of the line's repeats with it.
+					c++
+					k.es = append(k.es, es[c])
+				}
+				ks = append(ks, k)
 			}
 		case kLines:
 			for v := max(lo, x.starts[c]); v < min(hi, x.starts[c+1]); v++ {
 				if i := int(e.from) + v - x.starts[c]; want(i) {
-					keepAt(v, line(i, false))
+					ks = append(ks, keptLine{v: v, es: []entry{line(i, false)}})
 				}
 			}
 		}
 	}
-	marker(gap, hi)
+	kept = len(ks)
+	gap := lo // start of the current gap
+	for i := 0; i < len(ks); {
+		// The cluster ks[i:j]: kept lines at most clusterGap entries apart.
+		j, inner := i+1, 0
+		for j < len(ks) && ks[j].v-(ks[j-1].v+len(ks[j-1].es)) <= clusterGap {
+			if ks[j].v > ks[j-1].v+len(ks[j-1].es) {
+				inner++
+			}
+			j++
+		}
+		if inner <= 2 {
+			// Few gaps inside: each gets its marker in place.
+			for ; i < j; i++ {
+				marker(gap, ks[i].v, 0, 0)
+				out = append(out, ks[i].es...)
+				gap = ks[i].v + len(ks[i].es)
+			}
+			continue
+		}
+		end := ks[j-1].v + len(ks[j-1].es)
+		follow, rows := 0, 0
+		for _, k := range ks[i:j] {
+			for _, e := range k.es {
+				if e.kind == kLine {
+					follow++
+				}
+				rows += int(r.weight(int(e.from), int(e.to)))
+			}
+		}
+		marker(gap, end, follow, rows)
+		for ; i < j; i++ {
+			out = append(out, ks[i].es...)
+		}
+		gap = end
+	}
+	marker(gap, hi, 0, 0)
 	out = x.expand(out, hi, n)
-	return out, kept, extra
+	return out, kept, 0
 }
+
+// maxClusterShown is the most lines in a row that a command reducer
+// shows (neither kept nor hidden) inside a cluster of its markers.
+const maxClusterShown = 2
+
+// minDropCluster is the fewest markers of a command reducer between kept
+// lines that clusterDrops merges into one.
+const minDropCluster = 4
+
+// clusterDrops merges a command reducer's markers that alternate with
+// the lines it keeps (a build with an error every few lines: a marker for
+// each run of build steps between them) into one marker that names the
+// session lines from the first marker to the last kept line after it, and
+// the read call, followed by the kept lines. Lines the reducer showed
+// between them (not errors, not outline) are hidden by it too. It runs
+// after fold, on what a fold kept in place (not across its markers).
+func (r *reducer) clusterDrops(es []entry) (out []entry, elided int64) {
+	if r.roles == nil {
+		return es, 0
+	}
+	keptAt := func(e entry) bool {
+		// Errors only: an outline (commits, files) is what a reducer
+		// shows on purpose, with its context.
+		return e.kind == kLine && !r.isGap(int(e.from)) && r.roles[e.from] == rMust
+	}
+	for i := 0; i < len(es); {
+		if es[i].kind != kDrop {
+			out = append(out, es[i])
+			i++
+			continue
+		}
+		// From this marker on, through lines and markers only: find the
+		// last kept line that has at least minDropCluster markers before
+		// it.
+		drops, end, shown := 0, -1, 0
+		for j := i; j < len(es) && es[j].kind != kMarker && shown <= maxClusterShown; j++ {
+			if j > i && es[j].from != es[j-1].to+1 {
+				break // not contiguous: something else sits between
+			}
+			switch {
+			case es[j].kind == kDrop:
+				drops++
+				shown = 0
+			case keptAt(es[j]):
+				shown = 0
+				if drops >= minDropCluster {
+					end = j
+				}
+			default:
+				shown++ // context the reducer shows: a long run of it ends the cluster
+			}
+		}
+		if end < 0 {
+			out = append(out, es[i])
+			i++
+			continue
+		}
+		from, to := r.lineNo(int(es[i].from)), r.lineNo(int(es[end].to))
+		var keptEs []entry
+		hidden := r.weight(int(es[i].from), int(es[end].to))
+		for _, e := range es[i : end+1] {
+			if keptAt(e) {
+				keptEs = append(keptEs, e)
+				hidden--
+			}
+		}
+		elided += hidden
+		text := fmt.Sprintf("[… %s elided (session lines %d–%d); the %d %s among them follow%s]",
+			linesN(int(hidden)), from, to, len(keptEs), r.what(len(keptEs)),
+			r.readCall(from, to, ": %s to see all", "; read that range to see all"))
+		out = append(out, r.marker(kMarker, 0, 0, text))
+		out = append(out, keptEs...)
+		i = end + 1
+	}
+	return out, elided
+}
+
+// maxClusterFirst is the most lines of output that clusterDrops tries
+// before a fold, to see whether clustering makes the fold unneeded.
+const maxClusterFirst = 10000
+
+// entriesLen returns how many lines of output es stands for.
+func entriesLen(es []entry) int {
+	n := 0
+	for _, e := range es {
+		n += e.size()
+	}
+	return n
+}
+
+// clusterGap is the most entries between two kept lines of a fold's
+// middle for them to share one marker.
+const clusterGap = 20
+
+// maxOutline is how many outline lines (rKey) a fold keeps from the middle.
+const maxOutline = 50
 
 // shorterThanMarker reports whether entries a to b of x, shown as they
 // are, take fewer bytes than a fold marker for session lines from to to.

@@ -1058,6 +1058,16 @@ func (r *Renderer) Reserve(n int) {
 // allocations (see RenderNumbered).
 func (r *Renderer) Lines() (lines []string, nums []int64) { return r.lines, r.nums }
 
+// Take returns the lines completed since the last Take when Emit is nil,
+// with their nums, and forgets them: a caller that keeps only some of a
+// long stream's lines takes them after each Write. The slices are valid
+// until the next Write or Flush; the strings stay valid.
+func (r *Renderer) Take() (lines []string, nums []int64) {
+	lines, nums = r.lines, r.nums
+	r.lines, r.nums = r.lines[:0], r.nums[:0]
+	return lines, nums
+}
+
 // Pending returns the lines not yet completed: those held back for
 // cursor-up and the current line, as Flush would complete them, without
 // completing them.

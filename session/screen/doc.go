@@ -44,7 +44,10 @@
 // the scanner finds (answered as promptly as by an emulator that existed
 // all along), by output that leaves the program on the alternate screen
 // when it pauses for 15 ms (a full-screen program, which must be followed
-// as it redraws), and by [Screen.Snapshot] and [Screen.Scrollback]. From
+// as it redraws), by output that addresses the cursor on the normal screen
+// in two pauses in a row (a program such as top that redraws in place and
+// skips the rows that did not change, which no replay of a tail can
+// restore), and by [Screen.Snapshot] and [Screen.Scrollback]. From
 // then on it stays and catches up after every quiet pause. [Screen.Resize] without an emulator
 // records the size in the backlog, and the replay resizes at the same
 // place, so that output keeps the layout of the size it was written at;

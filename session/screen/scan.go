@@ -88,6 +88,7 @@ type backlog struct {
 	trans     []transition // in order
 	holes     []span       // complete control strings, in order: never cut inside one
 	resizes   []resize     // in order; compact drops them (see Screen.Resize)
+	addressed bool         // buf addresses the cursor on the normal screen (see scanner.addressed)
 }
 
 // reset empties b for bytes that follow a scanner in state sc, keeping
@@ -103,6 +104,7 @@ func (b *backlog) reset(sc *scanner) {
 	b.trans = b.trans[:0]
 	b.holes = b.holes[:0]
 	b.resizes = b.resizes[:0]
+	b.addressed = false
 }
 
 // A scanner carries the parse state of the byte stream across Writes, so
@@ -127,6 +129,16 @@ type scanner struct {
 	phase    oscPhase
 	oscCmd   int
 	titleBuf []byte
+
+	// addressed: cursor addressing (CUP, ED) on the normal screen since
+	// the Screen last looked (a program that redraws the screen in place,
+	// as top does, rather than scrolling).
+	addressed bool
+
+	// queries are the backlog spans of the queries found by the last
+	// scan, for Write to answer or mute; an OSC query's end is -1 (its
+	// string goes on).
+	queries []span
 }
 
 // rebase shifts the scanner's offsets after the first n bytes of the
@@ -223,6 +235,7 @@ func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
 				sc.pushParam()
 				if sc.dispatchCSI(b, c, base+i) {
 					query = true
+					sc.queries = append(sc.queries, span{sc.escStart, base + i})
 				}
 				sc.ground(b, base+i)
 			case c == esc:
@@ -256,6 +269,7 @@ func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
 				case sc.phase == oscQuery:
 					if c == '?' {
 						query = true
+						sc.queries = append(sc.queries, span{sc.escStart, -1})
 					}
 					sc.phase = oscSkip
 				case c >= '0' && c <= '9':
@@ -357,6 +371,10 @@ func (sc *scanner) dispatchCSI(b *backlog, final byte, end int) (query bool) {
 		return sc.inter == 0 && (sc.marker == 0 || sc.marker == '>') && params[0] <= 0
 	case 'p': // DECRQM
 		return sc.inter == '$'
+	case 'H', 'f', 'J': // CUP, HVP, ED
+		if !sc.alt && sc.inter == 0 && sc.marker == 0 {
+			sc.addressed, b.addressed = true, true
+		}
 	case 'h', 'l': // SM, RM
 		if sc.marker != '?' || sc.inter != 0 {
 			return false

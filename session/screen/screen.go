@@ -2,10 +2,12 @@ package screen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
@@ -53,9 +55,15 @@ type limits struct {
 	quiet      time.Duration
 	maxBacklog int
 	maxReplay  int
+	// Answers to queries are rate-limited: a program asks a few questions
+	// at startup or after a resize (vim asks about a dozen), not hundreds
+	// a second. Beyond answerBurst, queries are answered at answerRate a
+	// second, and the rest vanish. Zero means the defaults.
+	answerBurst int
+	answerRate  float64
 }
 
-var defaultLimits = limits{quiet: quietDelay, maxBacklog: maxBacklog, maxReplay: maxReplay}
+var defaultLimits = limits{quiet: quietDelay, maxBacklog: maxBacklog, maxReplay: maxReplay, answerBurst: 32, answerRate: 16}
 
 // A Screen is a terminal emulator fed with a program's output: bytes in,
 // screen snapshots out. All its methods are safe for concurrent use.
@@ -83,11 +91,16 @@ type Screen struct {
 	cbuf   []byte // scratch for compaction in Write
 	rows   int
 	cols   int
-	writes uint64       // number of Writes, to detect quiet
-	urgent bool         // a query waits for its answer
-	armed  bool         // run has been told of pending output
-	closed bool         // Close has begun
-	made   *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
+	writes uint64  // number of Writes, to detect quiet
+	tokens float64 // queries that may still be answered now (answerableLocked)
+	// addrPauses counts the quiet pauses in a row after output that
+	// addressed the cursor on the normal screen.
+	addrPauses int
+	filled     time.Time    // when tokens was last topped up
+	urgent     bool         // a query waits for its answer
+	armed      bool         // run has been told of pending output
+	closed     bool         // Close has begun
+	made       *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
 
 	// emuMu protects the following, and serialises all use of the
 	// emulator. Lock order: emuMu, then mu.
@@ -187,7 +200,29 @@ func (s *Screen) Write(p []byte) (int, error) {
 	base := len(s.pend.buf)
 	s.pend.buf = append(s.pend.buf, p...)
 	s.pend.lines += bytes.Count(p, []byte{'\n'})
+	hideC1(s.pend.buf, base)
+	s.sc.queries = s.sc.queries[:0]
 	query := s.sc.scan(&s.pend, p, base)
+	if query {
+		// Binary output, or queries faster than a program asks them:
+		// vt must not answer them into the program's input (issue #14
+		// item 5). vt ignores CAN: in place of a query's bytes it makes
+		// the query vanish (of an OSC query, only the ESC).
+		n := s.answerableLocked()
+		for _, q := range s.sc.queries[n:] {
+			if q.start < 0 || q.start >= len(s.pend.buf) || s.pend.buf[q.start] != esc {
+				continue
+			}
+			end := q.end
+			if end < 0 || end > len(s.pend.buf) {
+				end = q.start + 1
+			}
+			for k := q.start; k < end; k++ {
+				s.pend.buf[k] = 0x18
+			}
+		}
+		query = n > 0
+	}
 	cut := len(s.pend.buf) > s.lim.maxBacklog
 	if cut {
 		old := s.pend.buf
@@ -202,7 +237,7 @@ func (s *Screen) Write(p []byte) (int, error) {
 	// Without an emulator, output waits in the backlog until something
 	// needs the screen: a query, the alternate screen or a reader. After a
 	// cut, run lets go of the flood's buffers once it is over.
-	if query || s.sc.alt || s.made != nil || cut {
+	if query || s.sc.alt || s.sc.addressed || s.made != nil || cut {
 		kick = query || !s.armed
 		s.armed = true
 	}
@@ -218,6 +253,133 @@ func (s *Screen) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// answerableLocked returns how many of the queries the last scan found
+// may be answered: none if the output before the first of them looks like
+// binary data (in which query-shaped bytes are chance), else as many as the
+// rate limit allows. s.mu must be held.
+func (s *Screen) answerableLocked() int {
+	qs := s.sc.queries
+	if len(qs) == 0 {
+		return 0
+	}
+	if at := qs[0].start; at >= 0 && at < len(s.pend.buf) && looksBinary(s.pend.buf[max(0, at-binaryWindow):min(len(s.pend.buf), at+binaryWindow)]) {
+		return 0
+	}
+	burst, rate := float64(s.lim.answerBurst), s.lim.answerRate
+	if burst <= 0 {
+		burst, rate = float64(defaultLimits.answerBurst), defaultLimits.answerRate
+	}
+	now := time.Now()
+	if s.filled.IsZero() {
+		s.tokens = burst
+	} else {
+		s.tokens = min(burst, s.tokens+now.Sub(s.filled).Seconds()*rate)
+	}
+	s.filled = now
+	n := min(len(qs), int(s.tokens))
+	s.tokens -= float64(n)
+	return n
+}
+
+// binaryWindow is how much output on each side of a query tells whether
+// it is text.
+const binaryWindow = 256
+
+// looksBinary reports whether more than a tenth of p are bytes that text
+// does not hold: NUL and other C0 controls than tab, newline, carriage
+// return, backspace, bell, form feed and ESC; DEL; bytes not part of
+// valid UTF-8.
+func looksBinary(p []byte) bool {
+	n, high := 0, false
+	for _, c := range p {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\b' && c != '\a' && c != '\f' && c != esc || c == 0x7f {
+			n++
+		}
+		high = high || c >= 0x80
+	}
+	if high && !utf8.Valid(p) {
+		for i := 0; i < len(p); {
+			r, size := utf8.DecodeRune(p[i:])
+			if r == utf8.RuneError && size == 1 {
+				n++
+			}
+			i += size
+		}
+	}
+	return n*10 > len(p)
+}
+
+// hideC1 replaces, in buf from start on, each byte that is not part of
+// valid UTF-8 with 0xFF, which vt shows as an invalid character. vt takes
+// a lone byte 0x80–0x9F for an 8-bit C1 control (0x9B for CSI, 0x90 for
+// DCS), and its UTF-8 decoder takes any bytes after a lead byte for the
+// rest of the character, so that in "\xde\xcf\x9bc" it swallows the
+// 0xCF and leaves 0x9B c, a DA query. Binary output is full of both, and
+// vt answered the queries into the shell ("22cecho: command not found",
+// issue #14 item 5). A UTF-8 terminal (xterm in UTF-8 mode, tmux) shows
+// such bytes as invalid characters. A sequence split by the previous Write
+// is completed from the bytes before start; one left incomplete at the
+// end is looked at again by the next call (those bytes are still in buf,
+// not yet fed to vt).
+func hideC1(buf []byte, start int) {
+	i := start
+	// Back up to the lead byte of a sequence the previous bytes began.
+	for k := 1; k <= utf8.UTFMax-1 && start-k >= 0; k++ {
+		c := buf[start-k]
+		if c < 0x80 {
+			break
+		}
+		if c >= 0xc0 {
+			i = start - k
+			break
+		}
+	}
+	// Most output is ASCII: skip to the first byte that is not, eight
+	// bytes at a time.
+	for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:])&0x8080808080808080 == 0 {
+		i += 8
+	}
+	for i < len(buf) && buf[i] < 0x80 {
+		i++
+	}
+	if i == len(buf) || utf8.Valid(buf[i:]) {
+		return
+	}
+	for i < len(buf) {
+		c := buf[i]
+		if c < 0x80 {
+			i++
+			continue
+		}
+		if !utf8.FullRune(buf[i:]) {
+			return // completed, or not, by the next Write
+		}
+		r, size := utf8.DecodeRune(buf[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf[i] = 0xff
+		}
+		i += size
+	}
+}
+
+// partialRune returns the length of an incomplete UTF-8 sequence at the
+// end of b (a lead byte and fewer continuation bytes than it needs), or 0.
+func partialRune(b []byte) int {
+	for k := 1; k < utf8.UTFMax && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < 0x80 {
+			return 0
+		}
+		if c >= 0xc0 {
+			if !utf8.FullRune(b[len(b)-k:]) {
+				return k
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // cutLocked says how to cut a flood: keep enough lines to fill the screen
@@ -400,7 +562,18 @@ func (s *Screen) run() {
 		}
 		s.emuMu.Lock()
 		s.mu.Lock()
-		need := s.emu != nil || s.urgent || s.sc.alt
+		// A program that addresses the cursor on the normal screen in
+		// two pauses in a row redraws it in place (top): its frames skip
+		// the rows that did not change, so only an emulator that saw every
+		// frame shows them; a replay of a tail would leave them blank
+		// (issue #13 item 8). One such pause is a clear command.
+		if s.sc.addressed {
+			s.addrPauses++
+			s.sc.addressed = false
+		} else {
+			s.addrPauses = 0
+		}
+		need := s.emu != nil || s.urgent || s.sc.alt || s.addrPauses >= 2
 		if !need {
 			s.armed = false
 			s.trimLocked()
@@ -433,12 +606,22 @@ func (s *Screen) catchUp() (title string) {
 	s.pend = backlog{buf: s.spare}
 	s.spare = nil
 	s.pend.reset(&s.sc)
+	// A UTF-8 sequence cut by the end of the output so far waits for the
+	// rest in the new backlog, so that hideC1 sees it whole.
+	if k := partialRune(b.buf); k > 0 && sc.st == stGround {
+		s.pend.buf = append(s.pend.buf, b.buf[len(b.buf)-k:]...)
+		b.buf = b.buf[:len(b.buf)-k]
+	}
 	s.sc.rebase(len(b.buf))
 	s.urgent, s.armed = false, false
 	s.mu.Unlock()
 
 	fed := b.buf
-	if len(b.buf) > c.maxBytes || b.lines > c.lines {
+	// Output that redraws the normal screen in place (top) is not cut by
+	// lines: its frames skip the rows that did not change, which only its
+	// earlier frames draw. Write keeps it within maxBacklog.
+	inPlace := b.addressed && !sc.alt && len(b.trans) == 0 && len(b.buf) <= s.lim.maxBacklog
+	if (len(b.buf) > c.maxBytes || b.lines > c.lines) && !inPlace {
 		b, _ = compact(s.fbuf, &b, &sc, c) // laid out at the current size
 		s.fbuf = b.buf
 	}

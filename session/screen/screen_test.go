@@ -527,7 +527,9 @@ func (w blockingWriter) Write(p []byte) (int, error) {
 // beyond the queue are dropped.
 func TestStuckReplyDoesNotStallEmulator(t *testing.T) {
 	w := blockingWriter{release: make(chan struct{})}
-	s := newScreen(24, 80, Options{Reply: w}, defaultLimits)
+	lim := defaultLimits
+	lim.answerBurst = 100 * replyQueue // more answers than the queue holds
+	s := newScreen(24, 80, Options{Reply: w}, lim)
 	writeAll(t, s, strings.Repeat("\x1b[6n", 10*replyQueue)+"done")
 	if got := s.Snapshot().Lines[0]; got != "done" {
 		t.Errorf("row 0 %q", got)

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkServerFloodPeakRSS reports the server process's peak resident
+// set (VmHWM) after a flood through one session, for a session held in the
+// server (open_local persistent: false) and one held by the agent (the
+// default): `yes | head -c 100000000` (issue #13 item 7: under 64 MB) and
+// `seq 1 1000000` (DESIGN.md: ≤ 32 MB). A figure, not an assertion; see
+// docs/performance.md.
+//
+//	go test -run XXX -bench ServerFloodPeakRSS -benchtime 1x ./cmd/ttymux
+func BenchmarkServerFloodPeakRSS(b *testing.B) {
+	for _, held := range []string{"server", "agent"} {
+		for _, text := range []string{"yes | head -c 100000000", "seq 1 1000000"} {
+			b.Run(held+"/"+strings.Fields(text)[0], func(b *testing.B) {
+				for b.Loop() {
+					runtime := shortTempDir(b)
+					env := testEnv(b, runtime)
+					args := []string{"mcp"}
+					if held == "server" {
+						args = append(args, "-no-agent")
+					} else {
+						b.Cleanup(func() {
+							stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(b)), "ttymux-agent"), "stop", "--force")
+							stop.Env = env
+							_ = stop.Run() // best effort
+						})
+					}
+					cmd := exec.Command(ttymuxBinary(b), args...)
+					cmd.Env = env
+					cmd.Stderr = io.Discard
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+					cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					var open OpenOut
+					call(b, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}, "persistent": held == "agent"}, &open)
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{
+						"session_id": open.ID, "text": text, "timeout_ms": 240000}})
+					if err != nil || res.IsError {
+						b.Fatalf("send: %v %+v", err, res)
+					}
+					b.ReportMetric(peakRSSMB(b, cmd.Process.Pid), "peak-rss-MB")
+					call(b, cs, "close", map[string]any{"session_id": open.ID}, nil)
+					_ = cs.Close()
+					cancel()
+				}
+			})
+		}
+	}
+}
+
+func peakRSSMB(b *testing.B, pid int) float64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.Atoi(f[1])
+			return float64(kb) / 1024
+		}
+	}
+	b.Fatal("no VmHWM")
+	return 0
+}

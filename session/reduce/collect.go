@@ -1,0 +1,271 @@
+package reduce
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of a Collector. Reduce returns at most the head and tail of a fold
+// and the lines it keeps from the middle, so the lines a Collector holds are
+// those and a window of recent lines large enough for the tail after
+// repeats are collapsed and for a command reducer to see a build's or a
+// test run's last part whole.
+const (
+	collectHead      = 1000 // lines kept from the start
+	collectHeadBytes = 256 << 10
+	collectWindow    = 50000   // recent lines kept
+	collectWinBytes  = 4 << 20 // … and their bytes
+	collectKeptBytes = 2 << 20 // lines kept from the middle (LooksLikeError)
+	maxQuoted        = 80      // the longest line a gap marker quotes
+)
+
+// A Collector renders a stream of any length into the lines Reduce needs,
+// in memory bounded by its limits rather than by the stream's length: the
+// first lines (the fold's head), the last lines (a window that covers the
+// fold's tail), and from the middle every line that LooksLikeError, up to 2
+// MiB of them. The other middle lines are counted, not kept: each run of
+// them comes back from Finish as one marker line that says how many lines
+// it stands for, which session lines they are and the call that reads
+// them, and as an entry of Options.Gaps. Output short enough to fit the
+// head and the window comes back whole, exactly as RenderNumbered renders
+// it.
+//
+// Write accepts chunks split anywhere, as Renderer.Write does. The zero
+// Collector is ready to use. A Collector is not safe for concurrent use.
+type Collector struct {
+	r Renderer
+
+	head      []string
+	headNums  []int64
+	headBytes int
+
+	// The window: lines win[ws:], oldest first.
+	win      []string
+	winNums  []int64
+	ws       int
+	winBytes int
+
+	mid       []midItem
+	keptBytes int
+	total     int64 // lines completed
+	lastNum   int64 // the num of the last line completed
+
+	// Bytes written, and of them those that text does not hold (see
+	// binaryBytes), to tell binary output from text.
+	written, odd int64
+}
+
+// A midItem is a line kept from the middle (n == 0) or a run of n lines
+// left out, the first of which is text.
+type midItem struct {
+	text string
+	num  int64 // the first line's num
+	n    int64
+	same bool  // every line of the run is text
+	errs int64 // lines of the run that LooksLikeError (over the byte limit)
+}
+
+// Write renders p. It always returns len(p), nil.
+func (c *Collector) Write(p []byte) (int, error) {
+	c.count(p)
+	c.r.Write(p)
+	c.take()
+	return len(p), nil
+}
+
+// Lines returns how many lines have been completed so far.
+func (c *Collector) Lines() int64 { return c.total }
+
+func (c *Collector) take() {
+	lines, nums := c.r.Take()
+	i := 0
+	for ; i < len(lines) && len(c.head) < collectHead && c.headBytes < collectHeadBytes; i++ {
+		c.head = append(c.head, lines[i])
+		c.headNums = append(c.headNums, nums[i])
+		c.headBytes += len(lines[i])
+	}
+	c.total += int64(len(lines))
+	if len(nums) > 0 {
+		c.lastNum = nums[len(nums)-1]
+	}
+	for ; i < len(lines); i++ {
+		c.win = append(c.win, lines[i])
+		c.winNums = append(c.winNums, nums[i])
+		c.winBytes += len(lines[i])
+		for len(c.win)-c.ws > 1 && (len(c.win)-c.ws > collectWindow || c.winBytes > collectWinBytes) {
+			c.leave(c.win[c.ws], c.winNums[c.ws])
+			c.winBytes -= len(c.win[c.ws])
+			c.win[c.ws] = ""
+			c.ws++
+		}
+	}
+	if c.ws > 4096 && c.ws > len(c.win)/2 {
+		n := copy(c.win, c.win[c.ws:])
+		copy(c.winNums, c.winNums[c.ws:])
+		clear(c.win[n:])
+		c.win, c.winNums, c.ws = c.win[:n], c.winNums[:n], 0
+	}
+}
+
+// leave takes a line that leaves the window for the middle.
+func (c *Collector) leave(s string, num int64) {
+	isErr := looksLikeError(s)
+	if isErr && c.keptBytes+len(s) <= collectKeptBytes {
+		c.mid = append(c.mid, midItem{text: strings.Clone(s), num: num})
+		c.keptBytes += len(s)
+		return
+	}
+	if k := len(c.mid) - 1; k >= 0 && c.mid[k].n > 0 {
+		g := &c.mid[k]
+		g.n++
+		g.same = g.same && s == g.text
+		if isErr {
+			g.errs++
+		}
+		return
+	}
+	g := midItem{num: num, n: 1, same: true}
+	if len(s) <= maxQuoted {
+		g.text = strings.Clone(s) // only compared and quoted: keep no more
+	} else {
+		g.same = false
+	}
+	if isErr {
+		g.errs++
+	}
+	c.mid = append(c.mid, g)
+}
+
+// Finish renders the rest of the stream and returns the lines for Reduce:
+// every line if they all fitted, else the head, the middle's kept lines
+// with a marker line for each run left out, and the window; nums as
+// RenderNumbered's and gaps for Options.Gaps. first is the session line
+// number of the stream's first line and hint gives the read call for
+// session lines from to to (see Options.ReadHint); the markers use them.
+// The Collector must not be used after Finish.
+func (c *Collector) Finish(rest []byte, first int64, hint func(from, to int64) string) (lines []string, nums []int64, gaps []Gap) {
+	c.count(rest)
+	c.r.Write(rest)
+	c.r.Flush()
+	c.take()
+	if first == 0 {
+		first = 1
+	}
+	if c.Binary() && c.total > 0 {
+		// Rendered, binary data is garbage that costs tokens: say what it
+		// is and how to get the bytes instead.
+		from, to := first, first+c.lastNum
+		call := "read that range with raw: true"
+		if hint != nil {
+			call = hint(from, to)
+			if strings.HasSuffix(call, "}") {
+				call = call[:len(call)-1] + `,"raw":true}`
+			}
+		}
+		text := fmt.Sprintf("[%s of binary data (session lines %d–%d); %s for the bytes]", byteSize(c.written), from, to, call)
+		c.head, c.win, c.mid = nil, nil, nil
+		return []string{text}, []int64{0}, []Gap{{Index: 0, Lines: c.total}}
+	}
+	n := len(c.head) + len(c.mid) + len(c.win) - c.ws
+	lines = append(make([]string, 0, n), c.head...)
+	nums = append(make([]int64, 0, n), c.headNums...)
+	win, winNums := c.win[c.ws:], c.winNums[c.ws:]
+	for k, m := range c.mid {
+		if m.n == 0 {
+			lines = append(lines, m.text)
+			nums = append(nums, m.num)
+			continue
+		}
+		next := winNums[0] // a run is always followed by a line: the window is never empty
+		if k+1 < len(c.mid) {
+			next = c.mid[k+1].num
+		}
+		from, to := first+m.num, first+max(next-1, m.num)
+		gaps = append(gaps, Gap{Index: len(lines), Lines: m.n})
+		lines = append(lines, gapText(m, from, to, hint))
+		nums = append(nums, m.num)
+	}
+	lines = append(lines, win...)
+	nums = append(nums, winNums...)
+	c.head, c.win, c.mid = nil, nil, nil
+	return lines, nums, gaps
+}
+
+// Binary reports whether the output written so far looks like binary data
+// rather than text: at least 32 bytes, more than a tenth of them bytes that
+// text does not hold (NUL and other control characters than tab, newline,
+// carriage return, backspace, bell, form feed and ESC; bytes that are not
+// UTF-8). A program's colours and cursor moves are text; the output of
+// cat /bin/ls or of /dev/urandom is not.
+func (c *Collector) Binary() bool { return c.written >= 32 && c.odd*10 > c.written }
+
+// count adds p to the byte counts for Binary.
+func (c *Collector) count(p []byte) {
+	c.written += int64(len(p))
+	c.odd += int64(binaryBytes(p))
+}
+
+// textControl[c] is true for the control characters text holds.
+var textControl = [32]bool{'\t': true, '\n': true, '\r': true, '\b': true, '\a': true, '\f': true, 0x1b: true}
+
+// binaryBytes counts the bytes of p that text does not hold: controls
+// other than textControl, DEL, and bytes that are not part of valid UTF-8.
+func binaryBytes(p []byte) int {
+	n, high := 0, false
+	for _, b := range p {
+		if b < 0x20 && !textControl[b] || b == 0x7f {
+			n++
+		}
+		high = high || b >= 0x80
+	}
+	if high && !utf8.Valid(p) {
+		for i := 0; i < len(p); {
+			if p[i] < 0x80 {
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRune(p[i:])
+			if r == utf8.RuneError && size == 1 {
+				n++
+			}
+			i += size
+		}
+	}
+	return n
+}
+
+// byteSize formats n bytes for a person: 812 bytes, 56 KB, 95.4 MB.
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KB", (n+1<<9)>>10)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// gapText is the marker for a run of lines left out.
+func gapText(m midItem, from, to int64, hint func(from, to int64) string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[… %s elided", linesN(int(m.n)))
+	if m.same && m.n > 1 && !looksLikeError(m.text) {
+		fmt.Fprintf(&b, ", each %q", m.text)
+	}
+	fmt.Fprintf(&b, " (session lines %d–%d)", from, to)
+	if m.errs > 0 {
+		what := "lines that look like errors"
+		if m.errs == 1 {
+			what = "line that looks like an error"
+		}
+		fmt.Fprintf(&b, ", among them %s more %s", commas(m.errs), what)
+	}
+	if hint != nil {
+		fmt.Fprintf(&b, ": %s to see them", hint(from, to))
+	} else {
+		b.WriteString("; read that range to see them")
+	}
+	b.WriteString("]")
+	return b.String()
+}

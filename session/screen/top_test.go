@@ -1,0 +1,112 @@
+package screen
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// topReplay is `top -d 1` recorded at 80x24 (TERM=xterm-256color): four
+// frames on the normal screen (nine). The first clears the screen and draws every
+// row; later ones move the cursor home and skip, with a bare "\r\n", each
+// row that has not changed (Mem, Swap, the blank row, the PID header). The
+// reference is what tmux shows for the same bytes (tmux new-session -x 80
+// -y 24 "cat top-d1.bin; sleep 60", then capture-pane -p).
+func topReplay(t *testing.T) (data []byte, frames [][]byte, want []string) {
+	t.Helper()
+	data, err := os.ReadFile("testdata/top-d1.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := os.ReadFile("testdata/top-d1.tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = strings.Split(strings.TrimRight(string(ref), "\n"), "\n")
+	for len(want) < 24 {
+		want = append(want, "")
+	}
+	for rest := data; len(rest) > 0; {
+		i := bytes.Index(rest[1:], []byte("\x1b[H"))
+		if i < 0 {
+			frames = append(frames, rest)
+			break
+		}
+		frames = append(frames, rest[:i+1])
+		rest = rest[i+1:]
+	}
+	return data, frames, want
+}
+
+func checkScreen(t *testing.T, what string, got, want []string) bool {
+	t.Helper()
+	for i := range want {
+		g := ""
+		if i < len(got) {
+			g = got[i]
+		}
+		if strings.TrimRight(g, " ") != strings.TrimRight(want[i], " ") {
+			t.Errorf("%s: row %d\n got %q\nwant %q", what, i+1, g, want[i])
+			return false
+		}
+	}
+	return true
+}
+
+// TestTopReplayEverySplit: the recorded top frames render as tmux renders
+// them wherever the stream is split and the screen looked at in between.
+// After the split the frames come one by one, each caught up with as top's
+// pause between frames makes the Screen do. (Every 31st split point: all
+// of them take minutes.)
+func TestTopReplayEverySplit(t *testing.T) {
+	data, frames, want := topReplay(t)
+	for k := 1; k < len(data); k += 31 {
+		s := newScreen(24, 80, Options{Scrollback: 64}, noQuiet)
+		s.Write(data[:k])
+		s.Snapshot()
+		off := 0
+		for _, f := range frames {
+			if end := off + len(f); end > k {
+				s.Write(data[max(off, k):end])
+				s.Snapshot()
+			}
+			off += len(f)
+		}
+		ok := checkScreen(t, "split at "+strconv.Itoa(k), s.Snapshot().Lines, want)
+		_ = s.Close()
+		if !ok {
+			return
+		}
+	}
+}
+
+// TestTopRowsKept pins issue #13 item 8: with `top -d 1` running, read
+// {mode: "screen"} had rows 4–7 (Mem, Swap, the blank row, the PID header)
+// blank in 3 of 9 reads. The session's Screen keeps 64 lines of scrollback,
+// so once top had printed more than 88 newlines before anyone looked, the
+// replay started from a line boundary in its later frames, which skip the
+// rows that did not change: nothing ever drew them. A program that keeps
+// addressing the cursor on the normal screen is followed by the emulator
+// frame by frame, as one on the alternate screen is, and its screen is the
+// one tmux shows.
+func TestTopRowsKept(t *testing.T) {
+	_, frames, want := topReplay(t)
+	lim := defaultLimits
+	lim.quiet = 5 * time.Millisecond
+	s := newTestScreen(t, 24, 80, Options{Scrollback: 64}, lim)
+	for _, f := range frames {
+		s.Write(f)
+		// top pauses between frames: wait until the Screen has caught up.
+		deadline := time.Now().Add(waitTimeout)
+		for !s.caughtUp() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the screen did not catch up with a frame within %v", waitTimeout)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	checkScreen(t, "after the frames", s.Snapshot().Lines, want)
+}
