@@ -131,8 +131,9 @@ type Request struct {
 	// patterns and groups into them), each once.
 	Hosts   []string
 	Command string
-	// Timeout bounds each host: connecting, the policy check excluded, and
-	// running. Zero means DefaultTimeout.
+	// Timeout bounds each host's command, from when its channel opens.
+	// Connecting is bounded by the SSH settings (ConnectTimeout, else
+	// 15 s) and the policy check by the caller. Zero means DefaultTimeout.
 	Timeout time.Duration
 	// MaxParallel is how many hosts connect and run at once; zero means
 	// DefaultMaxParallel.
@@ -156,6 +157,8 @@ type Fanout struct {
 	ID      string
 	Command string
 	Started time.Time
+
+	finished chan struct{} // closed when every host is done
 
 	mu      sync.Mutex // protects the following
 	hosts   []HostResult
@@ -202,6 +205,9 @@ func (f *Fanout) Done() (bool, time.Duration) {
 	defer f.mu.Unlock()
 	return f.done, f.elapsed
 }
+
+// Finished is closed once every host is done (the run's Report is final).
+func (f *Fanout) Finished() <-chan struct{} { return f.finished }
 
 // Note is what the run said about itself (connections not kept), or "".
 func (f *Fanout) Note() string {
@@ -253,7 +259,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Fanout, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fanout{Command: req.Command, Started: time.Now(), hosts: make([]HostResult, n), note: note}
+	f := &Fanout{Command: req.Command, Started: time.Now(), hosts: make([]HostResult, n), note: note, finished: make(chan struct{})}
 	for i, h := range req.Hosts {
 		f.hosts[i] = HostResult{Host: h}
 	}
@@ -331,6 +337,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Fanout, error) {
 	f.mu.Lock()
 	f.done, f.elapsed = true, time.Since(f.Started)
 	f.mu.Unlock()
+	close(f.finished)
 	r.trim()
 	return f, nil
 }
@@ -364,15 +371,18 @@ func (r *Runner) runHost(ctx context.Context, host, command string, timeout time
 		h.Kind, h.Err = KindKilled, "the call was cancelled before this host started; nothing ran"
 		return h
 	}
-	hctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	hl, err := r.acquire(hctx, host)
+	// Connecting is bounded by the opener (ConnectTimeout, else 15 s), not
+	// by the command's timeout: a slow handshake on a busy machine must
+	// not eat the command's time.
+	hl, err := r.acquire(ctx, host)
 	if err != nil {
-		h.Kind, h.Err = classify(err, ctx, hctx, timeout, true)
+		h.Kind, h.Err = classify(err, ctx, ctx, timeout, true)
 		h.Elapsed = time.Since(start)
 		return h
 	}
 	defer r.release(hl, keep)
+	hctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	buf := newCapBuf(limit)
 	err = hl.link.Exec(hctx, command, buf)
 	h.Output = buf.Bytes()
@@ -416,9 +426,7 @@ func classify(err error, call, host context.Context, timeout time.Duration, conn
 		return KindKilled, err.Error()
 	case call.Err() != nil:
 		return KindKilled, "the call was cancelled while connecting; nothing ran"
-	case host.Err() != nil && connecting:
-		return KindTimeout, fmt.Sprintf("no connection within timeout_ms %s: %v", ms, err)
-	case host.Err() != nil:
+	case host.Err() != nil && !connecting:
 		return KindTimeout, fmt.Sprintf("timeout_ms %s passed before the command started: %v", ms, err)
 	case errors.As(err, &refused), errors.As(err, &name), errors.As(err, &dial), errors.As(err, &slow), errors.As(err, &link):
 		return KindUnreachable, err.Error()

@@ -98,6 +98,12 @@ func checkGate(text string) error {
 	return nil
 }
 
+// CheckCommand applies the destructive-command gate to a command line a
+// shell will run outside any session (fanout's exec channels): a
+// *GateError when it matches a rule, else nil. The caller decides what a
+// confirm means.
+func CheckCommand(line string) error { return checkGate(line) }
+
 // continuation is a shell line continuation: backslash, newline.
 var continuation = regexp.MustCompile(`\\\r?\n|\\\r`)
 

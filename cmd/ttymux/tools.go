@@ -221,6 +221,7 @@ func toolDefs() []toolDef {
 			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten. Use detach to keep it running.",
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
+		fanoutToolDef(),
 	}
 }
 
@@ -228,10 +229,17 @@ func toolDefs() []toolDef {
 type handlers struct {
 	mgr *session.Manager
 	log *slog.Logger
+	fan *fanoutTool // nil: fanout answers that it is not available
 }
 
 // newServer builds the MCP server with every tool registered.
 func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
+	return newServerWith(mgr, log, nil)
+}
+
+// newServerWith is newServer with the fanout tool's runner (and its
+// ttymux://fanout resources).
+func newServerWith(mgr *session.Manager, log *slog.Logger, fan *fanoutTool) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -239,11 +247,14 @@ func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
 	opts := &mcp.ServerOptions{Instructions: instructions, Logger: log}
 	rs.subscriptionOptions(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, opts)
-	h := &handlers{mgr: mgr, log: log}
+	h := &handlers{mgr: mgr, log: log, fan: fan}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
 	rs.register(srv)
+	if fan != nil {
+		fan.register(srv)
+	}
 	registerPrompts(srv)
 	// sync wraps the panic recovery: a call that panicked is synced too.
 	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log))

@@ -154,13 +154,10 @@ func (l *Link) Exec(ctx context.Context, command string, out io.Writer) error {
 		}
 		t.Stop()
 	}
+	// No wait for the server to confirm the close: the command may run on
+	// (a refused signal), and out is cut off below anyway. The goroutine
+	// waiting for the session ends when the channel or the connection does.
 	_ = s.sess.Close() // best effort: the link may be gone
-	t := time.NewTimer(closeGrace)
-	defer t.Stop()
-	select {
-	case <-exited:
-	case <-t.C:
-	}
 	ok := false
 	select {
 	case ok = <-killed:
