@@ -56,7 +56,9 @@ func startFleet(t testing.TB, servers, perServer, hosts int) *fleet {
 	var wg sync.WaitGroup
 	fl.sshds = make([]*sshdtest.SSHD, servers)
 	for i := range servers {
-		wg.Go(func() { fl.sshds[i] = sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: cfg, StartTimeout: 60 * time.Second}) })
+		wg.Go(func() {
+			fl.sshds[i] = sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: cfg, StartTimeout: 60 * time.Second})
+		})
 	}
 	wg.Wait()
 	for _, d := range fl.sshds {
