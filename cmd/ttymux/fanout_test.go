@@ -53,18 +53,8 @@ func startFleet(t testing.TB, servers, perServer, hosts int) *fleet {
 	// a busy machine, and the test is about ttymux, not that file.
 	cfg := append([]string{"MaxStartups 1000", "LogLevel VERBOSE", "SetEnv SHLVL=1"}, listen...)
 	fl := &fleet{home: t.TempDir(), server: map[string]*sshdtest.SSHD{}}
-	var wg sync.WaitGroup
-	fl.sshds = make([]*sshdtest.SSHD, servers)
-	for i := range servers {
-		wg.Go(func() {
-			fl.sshds[i] = sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: cfg, StartTimeout: 60 * time.Second})
-		})
-	}
-	wg.Wait()
-	for _, d := range fl.sshds {
-		if d == nil {
-			t.FailNow() // StartSSHD failed (or skipped) on its goroutine
-		}
+	for range servers {
+		fl.sshds = append(fl.sshds, sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: cfg, StartTimeout: 60 * time.Second}))
 	}
 	fl.config = filepath.Join(fl.home, "ssh_config")
 	fl.known = filepath.Join(fl.home, "known_hosts")
