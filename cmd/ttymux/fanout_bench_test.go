@@ -124,8 +124,8 @@ func BenchmarkFanout(b *testing.B) {
 // CPU (this process; and ssh -G, in children), then with every connection
 // held: Go heap, RSS, goroutines and file descriptors, each divided by the
 // host count; and the RSS of sshd's per-connection processes on the server
-// side. TTYMUX_FANOUT_HOSTS sets the host count (default 100: four sshd on
-// 25 addresses each).
+// side. TTYMUX_FANOUT_HOSTS sets the host count (default 100: seven sshd on
+// up to 16 addresses each).
 //
 //	go test -run '^$' -bench BenchmarkFanoutCost -benchtime 1x ./cmd/ttymux
 func BenchmarkFanoutCost(b *testing.B) {
@@ -134,8 +134,9 @@ func BenchmarkFanoutCost(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("TTYMUX_FANOUT_HOSTS")); err == nil && v > 0 {
 		hosts = v
 	}
-	servers := (hosts + 24) / 25
-	fl := startFleet(b, servers, min(25, hosts), hosts)
+	// sshd listens on at most 16 sockets (sshd.c MAX_LISTEN_SOCKS).
+	servers := (hosts + 15) / 16
+	fl := startFleet(b, servers, min(16, hosts), hosts)
 	want := fmt.Sprintf("%d hosts: %d exit 0", hosts, hosts)
 	for b.Loop() {
 		b.StopTimer()
