@@ -121,11 +121,14 @@ func TestRunGroupsAndSummary(t *testing.T) {
 	hosts["node05"] = fakeHost{out: "inactive\n", status: 3}
 	hosts["node06"] = fakeHost{dialErr: &sshconn.RefusedError{Host: "node06", Addr: "127.0.0.1:1", Err: errors.New("refused")}}
 	hosts["node07"] = fakeHost{dialErr: &sshconn.HostKeyChangedError{Host: "node07", KnownAs: "[127.0.0.1]:2", Known: []sshconn.KnownKey{{File: "kh", Line: 1}}}}
+	hosts["node08"] = fakeHost{dialErr: &sshconn.UnknownHostKeyError{Host: "node08", KnownAs: "node08", File: "kh"}}
+	hosts["node09"] = fakeHost{dialErr: &sshconn.JumpError{Hop: 1, Hops: 1, Host: "bastion", Err: &sshconn.AuthError{User: "u", Host: "bastion"}}}
+	hosts["node10"] = fakeHost{dialErr: errors.New("ssh: resolve host: bad config")}
 	n := newFakeNet(hosts)
 	r := newRunner(t, n, time.Minute)
 	var progress []string
 	f, err := r.Run(t.Context(), fanout.Request{
-		Hosts: hostsN("node", 7), Command: "systemctl is-active nginx",
+		Hosts: hostsN("node", 10), Command: "systemctl is-active nginx",
 		Progress: func(done, total int, h fanout.HostResult) {
 			progress = append(progress, fmt.Sprintf("%d/%d", done, total))
 		},
@@ -134,17 +137,18 @@ func TestRunGroupsAndSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := f.Report()
-	if rep.Summary != "7 hosts: 4 exit 0, 1 exit 3, 1 unreachable, 1 host_key_changed" {
+	if rep.Summary != "10 hosts: 4 exit 0, 1 exit 3, 1 unreachable, 1 auth, 1 host_key_unknown, 1 host_key_changed, 1 error" {
 		t.Errorf("summary %q", rep.Summary)
 	}
 	if len(rep.Groups) != 2 || rep.Groups[0].Hosts != "node[01-04]" || rep.Groups[0].Output != "active" || rep.Groups[0].Count != 4 ||
 		rep.Groups[1].Hosts != "node05" || rep.Groups[1].ExitCode != 3 || rep.Groups[1].Output != "inactive" {
 		t.Errorf("groups %+v", rep.Groups)
 	}
-	if len(rep.Errors) != 2 || rep.Errors[0].Kind != "unreachable" || rep.Errors[1].Kind != "host_key_changed" || !strings.Contains(rep.Errors[1].Error, "HOST KEY CHANGED") {
+	if len(rep.Errors) != 5 || rep.Errors[0].Kind != "unreachable" || rep.Errors[3].Kind != "host_key_changed" || !strings.Contains(rep.Errors[3].Error, "HOST KEY CHANGED") ||
+		rep.Errors[1].Hosts != "node09" || !strings.Contains(rep.Errors[2].Error, "accept_new_host_key") {
 		t.Errorf("errors %+v", rep.Errors)
 	}
-	if len(progress) != 7 || progress[6] != "7/7" {
+	if len(progress) != 10 || progress[9] != "10/10" {
 		t.Errorf("progress %q", progress)
 	}
 	if h, ok := f.Host("node05"); !ok || string(h.Output) != "inactive\n" || *h.ExitCode != 3 {
