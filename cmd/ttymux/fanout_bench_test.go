@@ -71,6 +71,31 @@ func BenchmarkFanout(b *testing.B) {
 	b.ReportMetric(float64(median(all))/float64(median(one)), "ratio-28/1")
 	b.ReportMetric(ms(cpu)/float64(len(all)), "ttymux-cpu-ms/28")
 
+	// The floor of the remote side: the same command run by 1 and by 28
+	// local shells at once, no SSH at all (the hosts share these cores).
+	local := func(n int) time.Duration {
+		start := time.Now()
+		cmds := make([]*exec.Cmd, n)
+		for i := range cmds {
+			cmds[i] = exec.Command("bash", "-c", fanoutCommand)
+			cmds[i].Env = append(os.Environ(), "SHLVL=1")
+			if err := cmds[i].Start(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, c := range cmds {
+			_ = c.Wait() // the exit status is the command's
+		}
+		return time.Since(start)
+	}
+	var localOne, localAll []time.Duration
+	for range len(all) {
+		localOne = append(localOne, local(1))
+		localAll = append(localAll, local(28))
+	}
+	b.ReportMetric(ms(median(localOne)), "local-1-ms")
+	b.ReportMetric(ms(median(localAll)), "local-28-ms")
+
 	// The peer, measured in the same run: OpenSSH with a ControlMaster
 	// per host (ssh -S, warm), 28 ssh processes started at once.
 	if _, err := exec.LookPath("ssh"); err != nil {
