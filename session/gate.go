@@ -233,3 +233,19 @@ func gateOnly(text string) error {
 	}
 	return nil
 }
+
+// CheckCommand applies the policy for host and the destructive-command
+// gate to a command line run outside any session (fanout's exec channels):
+// nil when it may run, else a *GateError (Denied when refused outright, else
+// held for approval, like a line typed into a session on that host).
+func (m *Manager) CheckCommand(host, line string) error {
+	v := m.opts.Policy.Check(host, line, false)
+	if v.Decision == policy.Run {
+		return nil
+	}
+	return &GateError{
+		Rule: v.Rule, Reason: v.Reason, Line: trimLine(line), Host: host,
+		Denied: v.Decision == policy.Refuse, Held: v.Held, NoElicitation: v.NoElicitation,
+		Destructive: v.Destructive, key: lineKey(line),
+	}
+}

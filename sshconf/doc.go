@@ -17,6 +17,10 @@
 //     set, so a config that needs it fails with an error wrapping
 //     ErrNeedsSSH.
 //
+// HostAliases lists the literal aliases of the Host lines (Include'd files
+// too) by reading the files itself, on either path: ssh has no way to list
+// them. The fanout tool matches host patterns against them (MatchPattern).
+//
 // docs/ssh.md ("Configuration") lists where the two paths differ; the
 // golden tests in testdata/resolve run every case through both and
 // compare them with each other when ssh is installed.

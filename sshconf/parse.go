@@ -257,24 +257,9 @@ func (ev *evaluator) match(f *cfgFile, b block, never bool) (bool, error) {
 // system file, ~ is $HOME, and globs match in sorted order.
 func (ev *evaluator) include(f *cfgFile, line int, args []string, active, never bool, depth int) error {
 	for _, a := range args {
-		if strings.HasPrefix(a, "~") && !f.userConf {
-			return &ConfigError{File: f.name, Line: line, Msg: fmt.Sprintf("bad include path %s", a)}
-		}
-		path := a
-		switch {
-		case strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~"):
-		case f.userConf:
-			path = "~/.ssh/" + a
-		default:
-			path = filepath.Join(filepath.Dir(ev.r.system), a)
-		}
-		path, err := tildeExpand(path, ev.r.plan.home)
+		matches, err := includeMatches(f, line, a, ev.r)
 		if err != nil {
-			return &ConfigError{File: f.name, Line: line, Msg: err.Error()}
-		}
-		matches, err := globFiles(path)
-		if err != nil {
-			return &ConfigError{File: f.name, Line: line, Msg: fmt.Sprintf("Include %s: %v", a, err)}
+			return err
 		}
 		for _, m := range matches {
 			if ev.included++; ev.included > maxIncludes {

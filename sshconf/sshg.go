@@ -55,7 +55,12 @@ func (r *resolver) resolveSSH(ctx context.Context, host string, o Overrides, ide
 	var stdout bytes.Buffer
 	stderr := &capped{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	cmd.WaitDelay = time.Second // a Match exec child may hold the pipes
+	// A Match exec child may hold the pipes after ssh exits: stop waiting
+	// for them after a while. Not too soon: on a busy machine the
+	// goroutine copying ssh's output may not run for a second after ssh
+	// exits (seen with 28 resolves at once under -race at load 20:
+	// "exec: WaitDelay expired before I/O complete").
+	cmd.WaitDelay = 5 * time.Second
 	setProcessGroup(cmd)
 	err := cmd.Run()
 	if ctx.Err() != nil {

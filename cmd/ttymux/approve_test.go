@@ -77,7 +77,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = al.Close() })
-	srv := newServerWith(m, o.log, humanConfig{audit: al})
+	srv := newServerWith(m, o.log, humanConfig{audit: al}, nil)
 	var opts *mcp.ClientOptions
 	if answer != nil {
 		caps := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ttymux/ttymux/fanout"
 	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/buildinfo"
 	"github.com/ttymux/ttymux/internal/secretpage"
@@ -123,6 +124,8 @@ func serve(args []string, stderr io.Writer) int {
 	ringMiB := fs.Int("log-mib", 8, "output kept per session, in MiB")
 	noAgent := fs.Bool("no-agent", false, "keep every session in this process (no persistence, no human attach)")
 	agentPath := fs.String("agent", os.Getenv("TTYMUX_AGENT"), "the ttymux-agent binary (default: beside ttymux, then $PATH)")
+	fanoutIdle := fs.Duration("fanout-idle", fanout.DefaultIdle, "keep each host's SSH connection this long after the last fanout used it, so the next needs no handshake (negative: close at once)")
+	hostsFile := fs.String("hosts", fanout.GroupsFile(), "host groups for fanout ([groups] in TOML)")
 	var hc httpConfig
 	fs.StringVar(&hc.addr, "http", "", "serve MCP over Streamable HTTP on this host:port (loopback only unless --listen-any) instead of stdio; the endpoint is /mcp")
 	fs.BoolVar(&hc.listenAny, "listen-any", false, "with --http: allow a non-loopback address")
@@ -170,7 +173,9 @@ func serve(args []string, stderr io.Writer) int {
 	defer mgr.CloseAll()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages})
+	fan := newFanoutTool(sshOpener, *fanoutIdle, *hostsFile, log.With("component", "fanout"))
+	defer fan.Close() // before the opener closes: it releases its references
+	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages}, fan)
 	if hc.addr != "" {
 		if err := serveHTTP(ctx, srv, hc, stderr, log); err != nil {
 			fmt.Fprintln(stderr, "ttymux:", err)

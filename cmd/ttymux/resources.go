@@ -25,6 +25,8 @@ import (
 //	ttymux://session/{id}/screen               the rendered screen
 //	ttymux://session/{id}/lines/{from}-{to}    exact history by line
 //	ttymux://session/{id}/recording            the asciicast recording
+//	ttymux://fanout/{id}                       a fanout's hosts and outcomes (fanout.go)
+//	ttymux://fanout/{id}/{host}                one host's full fanout output
 //
 // A remote persistent session's id "host/s4" is written percent-encoded
 // (host%2Fs4). Each open session's screen is also listed as a resource of

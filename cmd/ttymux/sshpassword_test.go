@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +76,7 @@ func TestOpenSSHPasswordFromHuman(t *testing.T) {
 				t.Fatalf("asked %+v", asked)
 			}
 			var open OpenOut
-			decode(res, &open)
+			decode(t, res, &open)
 			r := l.result("send", map[string]any{"session_id": open.ID, "text": "whoami"})
 			if r.Output != passwordUser {
 				t.Fatalf("whoami: %+v", r)
@@ -89,8 +88,3 @@ func TestOpenSSHPasswordFromHuman(t *testing.T) {
 	}
 }
 
-// decode reads a result's structured content into out.
-func decode(res *mcp.CallToolResult, out any) {
-	b, _ := json.Marshal(res.StructuredContent)
-	_ = json.Unmarshal(b, out)
-}

@@ -223,6 +223,7 @@ func toolDefs() []toolDef {
 			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten. Use detach to keep it running.",
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
+		fanoutToolDef(),
 	}
 }
 
@@ -230,16 +231,19 @@ func toolDefs() []toolDef {
 type handlers struct {
 	mgr *session.Manager
 	log *slog.Logger
-	hu  *human // approvals, secrets from the human, the audit log (approve.go)
+	hu  *human      // approvals, secrets from the human, the audit log (approve.go)
+	fan *fanoutTool // nil: fanout answers that it is not available
 }
 
 // newServer builds the MCP server with every tool registered.
 func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
-	return newServerWith(mgr, log, humanConfig{})
+	return newServerWith(mgr, log, humanConfig{}, nil)
 }
 
-// newServerWith is newServer with the human in the loop configured.
-func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig) *mcp.Server {
+// newServerWith is newServer with the human in the loop configured and the
+// fanout tool's runner (and its ttymux://fanout resources); a nil fan
+// leaves fanout unavailable.
+func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *fanoutTool) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -247,11 +251,14 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig) *mcp.
 	opts := &mcp.ServerOptions{Instructions: instructions, Logger: log}
 	rs.subscriptionOptions(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, opts)
-	h := &handlers{mgr: mgr, log: log, hu: newHuman(hc, log)}
+	h := &handlers{mgr: mgr, log: log, hu: newHuman(hc, log), fan: fan}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
 	rs.register(srv)
+	if fan != nil {
+		fan.register(srv)
+	}
 	registerPrompts(srv)
 	// sync wraps the panic recovery: a call that panicked is synced too.
 	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log))

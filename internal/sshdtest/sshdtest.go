@@ -246,6 +246,20 @@ func (d *SSHD) WaitLog(t testing.TB, s string, timeout time.Duration) {
 	}
 }
 
+// WaitCount waits until sshd has logged n lines containing s.
+func (d *SSHD) WaitCount(t testing.TB, s string, n int, timeout time.Duration) {
+	t.Helper()
+	seen := 0
+	if err := d.waitFor(func(l string) bool {
+		if strings.Contains(l, s) {
+			seen++
+		}
+		return seen >= n
+	}, timeout); err != nil {
+		t.Fatalf("waiting for %d lines with %q in the sshd log (saw %d): %v\n%s", n, s, seen, err, d.Log())
+	}
+}
+
 // Log returns what sshd has logged so far.
 func (d *SSHD) Log() string {
 	d.mu.Lock()

@@ -20,6 +20,12 @@
 // screen, or deciding when a command has finished. Target.Dir and
 // Target.Args do not apply to SSH.
 //
+// Link hands out a reference to a pooled connection for other uses: file
+// transfers, the agent's socket, and Link.Exec, which runs a command in an
+// exec channel without a pty (the fanout tool) and, when its context ends,
+// sends SIGKILL and closes the channel (*StoppedError says whether sshd
+// delivered the signal).
+//
 // Errors from Open are typed and say what to do next: *NameError,
 // *RefusedError, *TimeoutError, *DialError, *UnknownHostKeyError,
 // *HostKeyChangedError, *AuthError, each possibly inside a *JumpError
