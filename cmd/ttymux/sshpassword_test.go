@@ -87,4 +87,3 @@ func TestOpenSSHPasswordFromHuman(t *testing.T) {
 		})
 	}
 }
-
