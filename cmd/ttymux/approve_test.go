@@ -94,24 +94,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 			},
 		}
 	}
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "human-test", Version: "v0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cs.InitializeResult().ProtocolVersion; got != version {
-		t.Fatalf("negotiated %s, want %s", got, version)
-	}
-	t.Cleanup(func() {
-		_ = cs.Close()
-		_ = ss.Wait()
-	})
-	rig.cs = cs
+	rig.cs = connectAt(t, srv, opts, version)
 	return rig
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ttymux/ttymux/internal/gate"
+	"github.com/ttymux/ttymux/sshconf"
 )
 
 // A Decision is what happens to a command line.
@@ -178,29 +179,7 @@ func MatchHost(patterns []string, host string) bool {
 // globMatch matches * (any run) and ? (one character), case-insensitively
 // as OpenSSH does for host names.
 func globMatch(pat, s string) bool {
-	pat, s = strings.ToLower(pat), strings.ToLower(s)
-	// Iterative wildcard match with backtracking to the last star.
-	pi, si, star, mark := 0, 0, -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(pat) && (pat[pi] == '?' || pat[pi] == s[si]):
-			pi++
-			si++
-		case pi < len(pat) && pat[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(pat) && pat[pi] == '*' {
-		pi++
-	}
-	return pi == len(pat)
+	return sshconf.MatchPattern(strings.ToLower(s), strings.ToLower(pat))
 }
 
 // Describe is a short human description of the policy, for ttymux doctor.
