@@ -139,6 +139,7 @@ func renameLocal(tmp, dst string, overwrite bool) error {
 type MemSink struct {
 	Limit int
 	buf   bytes.Buffer
+	done  bool
 }
 
 // Start refuses a file known to be over the limit.
@@ -157,10 +158,14 @@ func (m *MemSink) Write(p []byte) (int, error) {
 }
 
 // Commit does nothing: the bytes are in Bytes.
-func (m *MemSink) Commit(fs.FileMode, time.Time) error { return nil }
+func (m *MemSink) Commit(fs.FileMode, time.Time) error { m.done = true; return nil }
 
-// Abort drops the bytes.
-func (m *MemSink) Abort() { m.buf.Reset() }
+// Abort drops the bytes, unless they were committed.
+func (m *MemSink) Abort() {
+	if !m.done {
+		m.buf.Reset()
+	}
+}
 
 // Bytes returns what was received.
 func (m *MemSink) Bytes() []byte { return m.buf.Bytes() }

@@ -88,7 +88,10 @@ func (e *PathError) Error() string {
 	default:
 		what = e.Err.Error()
 	}
-	return fmt.Sprintf("%s %s %s: %s", e.Op, e.Side, e.Path, what)
+	if e.Side == "local" {
+		return fmt.Sprintf("%s local file %s: %s", e.Op, e.Path, what)
+	}
+	return fmt.Sprintf("%s %s: %s", e.Op, e.Path, what)
 }
 
 func (e *PathError) Unwrap() error { return e.Err }

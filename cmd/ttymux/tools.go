@@ -165,7 +165,7 @@ type toolDef struct {
 }
 
 func toolDefs() []toolDef {
-	return []toolDef{
+	return append([]toolDef{
 		{&mcp.Tool{
 			Name:        "open_local",
 			Description: "Start a local shell or program in a real terminal (PTY). Returns a session_id for send/read. The shell gets ttymux's integration, so every command comes back with its exit code.",
@@ -221,7 +221,7 @@ func toolDefs() []toolDef {
 			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten. Use detach to keep it running.",
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
-	}
+	}, fileToolDefs()...)
 }
 
 // handlers are the thin MCP tool handlers over session.Manager.

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/sshdtest"
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/sshconf"
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
+	"github.com/ttymux/ttymux/transport/sshconn"
+)
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return b
+}
+
+// sendOK sends text and fails unless it completed.
+func sendOK(t *testing.T, cs *mcp.ClientSession, id, text string) session.Result {
+	t.Helper()
+	var r session.Result
+	if res := call(t, cs, "send", map[string]any{"session_id": id, "text": text}, &r); res.IsError {
+		t.Fatalf("send %q: %s", text, resultText(res))
+	}
+	if !r.Complete {
+		t.Fatalf("send %q did not complete: %+v", text, r)
+	}
+	return r
+}
+
+// TestFilesLocal drives upload and download through MCP into a local
+// session: relative paths land in the shell's directory after cd (reported
+// by the hook's OSC 7), overwrite is enforced, a missing file is a clear
+// error, content comes back for small text only, and the bytes of a
+// local_path transfer are never in a result.
+func TestFilesLocal(t *testing.T) {
+	cs := newTestClient(t)
+	id := openLocal(t, cs)
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sendOK(t, cs, id, "cd "+work)
+
+	var out FileOut
+	res := call(t, cs, "upload", map[string]any{"session_id": id, "path": "notes.txt", "content": "hello files\n"}, &out)
+	if res.IsError {
+		t.Fatalf("upload content: %s", resultText(res))
+	}
+	if out.Via != "local" || out.Path != filepath.Join(work, "notes.txt") || out.Bytes != 12 || out.SHA256 != sha([]byte("hello files\n")) {
+		t.Fatalf("upload result %+v", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "notes.txt")); string(b) != "hello files\n" {
+		t.Fatalf("file holds %q", b)
+	}
+	// The shell sees it where it is.
+	if r := sendOK(t, cs, id, "cat notes.txt"); r.Output != "hello files" {
+		t.Fatalf("cat: %q", r.Output)
+	}
+
+	// Overwrite is enforced.
+	res = call(t, cs, "upload", map[string]any{"session_id": id, "path": "notes.txt", "content": "other\n"}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "overwrite") {
+		t.Fatalf("upload over a file without overwrite: %s", resultText(res))
+	}
+	res = call(t, cs, "upload", map[string]any{"session_id": id, "path": "notes.txt", "content": "other\n", "overwrite": true, "mode": "0600"}, &out)
+	if res.IsError {
+		t.Fatalf("upload with overwrite: %s", resultText(res))
+	}
+	if fi, _ := os.Stat(filepath.Join(work, "notes.txt")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+
+	// A binary file by local_path, up and back: never in a result.
+	data := randomBytes(300 << 10)
+	marker := []byte("TTYMUX-SECRET-MARKER")
+	copy(data[1000:], marker)
+	src := filepath.Join(dir, "blob.bin")
+	if err := os.WriteFile(src, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res = call(t, cs, "upload", map[string]any{"session_id": id, "path": "blob.bin", "local_path": src}, &out)
+	if res.IsError || out.SHA256 != sha(data) {
+		t.Fatalf("upload local_path: %s %+v", resultText(res), out)
+	}
+	noContent(t, res, marker)
+	back := filepath.Join(dir, "back.bin")
+	res = call(t, cs, "download", map[string]any{"session_id": id, "path": "blob.bin", "local_path": back}, &out)
+	if res.IsError || out.SHA256 != sha(data) {
+		t.Fatalf("download local_path: %s %+v", resultText(res), out)
+	}
+	noContent(t, res, marker)
+	if b, _ := os.ReadFile(back); !bytes.Equal(b, data) {
+		t.Fatal("downloaded bytes differ")
+	}
+	if fi, _ := os.Stat(back); fi.Mode().Perm() != 0o755 {
+		t.Errorf("downloaded mode %v, want 0755", fi.Mode())
+	}
+
+	// Content downloads: text only.
+	res = call(t, cs, "download", map[string]any{"session_id": id, "path": "notes.txt"}, &out)
+	if res.IsError || out.Content != "other\n" {
+		t.Fatalf("download content: %s %+v", resultText(res), out)
+	}
+	res = call(t, cs, "download", map[string]any{"session_id": id, "path": "blob.bin"}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "local_path") {
+		t.Fatalf("download of a binary file as content: %s", resultText(res))
+	}
+	res = call(t, cs, "download", map[string]any{"session_id": id, "path": "missing.txt", "local_path": filepath.Join(dir, "m")}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "no such file") || !strings.Contains(resultText(res), filepath.Join(work, "missing.txt")) {
+		t.Fatalf("download of a missing file: %s", resultText(res))
+	}
+	t.Logf("missing: %s", resultText(res))
+	if _, err := os.Stat(filepath.Join(dir, "m")); err == nil {
+		t.Error("a failed download left a file")
+	}
+	// The session is undisturbed.
+	if r := sendOK(t, cs, id, "echo ok"); r.Output != "ok" {
+		t.Fatalf("echo ok: %q", r.Output)
+	}
+}
+
+func noContent(t *testing.T, res *mcp.CallToolResult, marker []byte) {
+	t.Helper()
+	b, _ := json.Marshal(res)
+	if bytes.Contains(b, marker) || len(b) > 2000 {
+		t.Fatalf("a local_path result carries the file (%d bytes): %.300s", len(b), b)
+	}
+}
+
+// sshFixture is a loopback OpenSSH sshd with an sftp subsystem reachable as
+// "target" (directly) and as "inner" through the jump host "bastion", and an
+// MCP client whose server has the SSH transport.
+type sshFixture struct {
+	cs     *mcp.ClientSession
+	mu     sync.Mutex
+	prog   []string // progress messages
+	target *sshdtest.SSHD
+	cfg    string
+	home   string
+}
+
+func newSSHFixture(t testing.TB, sshdConfig ...string) *sshFixture {
+	t.Helper()
+	conf := append([]string{"Subsystem sftp /usr/lib/openssh/sftp-server"}, sshdConfig...)
+	if len(sshdConfig) > 0 && sshdConfig[0] == "nosftp" {
+		conf = nil
+	}
+	jump := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
+	target := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: conf})
+	home := t.TempDir()
+	known := filepath.Join(home, ".ssh", "known_hosts")
+	if err := os.MkdirAll(filepath.Dir(known), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(known, []byte(jump.KnownHostsLine()+"\n"+target.KnownHostsLine()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(home, ".ssh", "config")
+	c := jump.ConfigBlock("bastion", known) + target.ConfigBlock("target", known) + target.ConfigBlock("inner", known, "ProxyJump bastion")
+	if err := os.WriteFile(cfg, []byte(c), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := session.NewManager(session.Options{
+		Openers: map[string]transport.Opener{
+			"local": &local.Opener{},
+			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
+		},
+		StateDir: t.TempDir(),
+		Shell:    "/bin/bash",
+		NoRC:     true,
+	})
+	t.Cleanup(m.CloseAll)
+	f := &sshFixture{target: target, cfg: cfg, home: home}
+	f.cs = connect(t, newServer(m, nil), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			f.mu.Lock()
+			f.prog = append(f.prog, req.Params.Message)
+			f.mu.Unlock()
+		},
+	})
+	return f
+}
+
+func (f *sshFixture) progress() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.prog...)
+}
+
+// TestFilesSSH: 50 MB up and down over SFTP on the session's own pooled
+// connection (no second login), directly and through a ProxyJump, with
+// progress notifications; a relative path lands in the remote shell's
+// directory after cd; a cancelled upload leaves nothing behind.
+func TestFilesSSH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 MB transfers")
+	}
+	f := newSSHFixture(t)
+	dir := t.TempDir()
+	data := randomBytes(50 << 20)
+	src := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(src, data, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"target", "inner"} {
+		t.Run(host, func(t *testing.T) {
+			var open OpenOut
+			if res := call(t, f.cs, "open_ssh", map[string]any{"host": host}, &open); res.IsError {
+				t.Fatalf("open_ssh: %s", resultText(res))
+			}
+			logins := f.target.Count("Accepted publickey")
+			remote := t.TempDir()
+			sendOK(t, f.cs, open.ID, "cd "+remote)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			params := &mcp.CallToolParams{Name: "upload", Arguments: map[string]any{
+				"session_id": open.ID, "path": "big.bin", "local_path": src,
+			}}
+			params.SetProgressToken("up-" + host)
+			res, err := f.cs.CallTool(ctx, params)
+			if err != nil || res.IsError {
+				t.Fatalf("upload: %v %s", err, resultText(res))
+			}
+			var out FileOut
+			b, _ := json.Marshal(res.StructuredContent)
+			_ = json.Unmarshal(b, &out)
+			if out.Via != "sftp" || out.Path != filepath.Join(remote, "big.bin") || out.SHA256 != sha(data) {
+				t.Fatalf("upload result %+v", out)
+			}
+			t.Logf("upload 50 MB via %s: %d ms", out.Via, out.ElapsedMS)
+			if p := f.progress(); len(p) == 0 || !strings.Contains(p[len(p)-1], "of 52.4 MB") {
+				t.Errorf("progress notifications: %q", p)
+			}
+			got, _ := os.ReadFile(filepath.Join(remote, "big.bin"))
+			if sha(got) != sha(data) {
+				t.Fatal("uploaded file differs")
+			}
+			back := filepath.Join(dir, "back-"+host)
+			res = call(t, f.cs, "download", map[string]any{"session_id": open.ID, "path": "big.bin", "local_path": back}, &out)
+			if res.IsError || out.SHA256 != sha(data) {
+				t.Fatalf("download: %s", resultText(res))
+			}
+			t.Logf("download 50 MB via %s: %d ms", out.Via, out.ElapsedMS)
+			if got, _ := os.ReadFile(back); !bytes.Equal(got, data) {
+				t.Fatal("downloaded file differs")
+			}
+			if n := f.target.Count("Accepted publickey"); n != logins {
+				t.Errorf("transfers logged in again: %d logins, were %d", n, logins)
+			}
+			// A host without a session uses the same pool.
+			res = call(t, f.cs, "download", map[string]any{"host": host, "path": filepath.Join(remote, "big.bin"), "local_path": back + ".2"}, &out)
+			if res.IsError || out.SHA256 != sha(data) {
+				t.Fatalf("download by host: %s", resultText(res))
+			}
+			if n := f.target.Count("Accepted publickey"); n != logins {
+				t.Errorf("a host transfer logged in again: %d logins, were %d", n, logins)
+			}
+		})
+	}
+}
