@@ -190,6 +190,9 @@ func newSSHFixture(t testing.TB, sshdConfig ...string) *sshFixture {
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,
+		// A slow ~/.bashrc on the test machine must not leave the remote
+		// shell without its hook.
+		ReadyTimeout: 30 * time.Second,
 	})
 	t.Cleanup(m.CloseAll)
 	f := &sshFixture{target: target, cfg: cfg, home: home}
@@ -233,6 +236,9 @@ func TestFilesSSH(t *testing.T) {
 			logins := f.target.Count("Accepted publickey")
 			remote := t.TempDir()
 			sendOK(t, f.cs, open.ID, "cd "+remote)
+			if r := sendOK(t, f.cs, open.ID, "pwd"); r.Output != remote {
+				t.Fatalf("pwd after cd: %+v", r)
+			}
 
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
