@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path"
 	"strings"
 	"sync"
@@ -179,8 +180,9 @@ type Tap struct {
 // pump waits, as a terminal would stop reading.
 const maxTap = 16 << 20
 
-// ErrTapTimeout is a Tap read that hit its deadline.
-var ErrTapTimeout = errors.New("timed out waiting for the far end")
+// ErrTapTimeout is a Tap read that hit its deadline (os.ErrDeadlineExceeded,
+// as for files and connections).
+var ErrTapTimeout = os.ErrDeadlineExceeded
 
 // Borrow lends the terminal to a transfer until Release: no send runs
 // meanwhile (sends wait for the terminal), and the output goes to the Tap.

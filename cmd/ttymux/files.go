@@ -402,13 +402,54 @@ func noteLine(n string) string {
 }
 
 // terminalUpload and terminalDownload move files through the session's
-// terminal (inband, xmodem, ymodem).
+// terminal (inband, xmodem, ymodem). The session lends its terminal for
+// the time of the transfer: nothing of it reaches the session's log,
+// screen or verdict, and the shell's next prompt is swallowed with it.
 func (h *handlers) terminalUpload(ctx context.Context, w *way, src transfer.Source, dst string, o transfer.Options) (transfer.Result, error) {
-	return transfer.Result{}, fmt.Errorf("protocol %s is not available yet", w.name)
+	tap, err := h.borrow(ctx, w)
+	if err != nil {
+		return transfer.Result{}, err
+	}
+	defer tap.Release(tapQuiet)
+	switch w.name {
+	case "xmodem", "ymodem":
+		return h.modemUpload(ctx, w, tap, src, dst, o)
+	}
+	return inband(w, tap).Upload(ctx, src, dst, o)
 }
 
 func (h *handlers) terminalDownload(ctx context.Context, w *way, src string, sink transfer.Sink, o transfer.Options) (transfer.Result, error) {
-	return transfer.Result{}, fmt.Errorf("protocol %s is not available yet", w.name)
+	tap, err := h.borrow(ctx, w)
+	if err != nil {
+		return transfer.Result{}, err
+	}
+	defer tap.Release(tapQuiet)
+	return inband(w, tap).Download(ctx, src, sink, o)
+}
+
+// tapQuiet is how long the far end must be quiet before the terminal goes
+// back to the session (the shell's prompt after the transfer is drawn by
+// then).
+const tapQuiet = 300 * time.Millisecond
+
+func (h *handlers) borrow(ctx context.Context, w *way) (*session.Tap, error) {
+	if w.name == "inband" {
+		// A shell typed into the session looks "running" (ssh is in the
+		// foreground): refuse only what is clearly not a shell's prompt.
+		switch st := w.sess.Info().State; st {
+		case "password_prompt", "confirm_prompt", "pager", "repl", "alt_screen", "exited":
+			return nil, fmt.Errorf("session %s is not at a shell prompt (state %s): an inband transfer types a command into the shell; finish or interrupt what runs first", w.sess.ID(), st)
+		}
+	}
+	return w.sess.Borrow(ctx)
+}
+
+func inband(w *way, tap *session.Tap) *transfer.Inband {
+	x := &transfer.Inband{Term: tap, Enter: "\r"}
+	if w.host == "serial" {
+		x.Chunk = 4 << 10
+	}
+	return x
 }
 
 // fileToolDefs are upload and download, for the tool table.
@@ -425,4 +466,9 @@ func fileToolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "Download a file", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.download) }},
 	}
+}
+
+// modemUpload sends a file to a receiver waiting for XMODEM or YMODEM.
+func (h *handlers) modemUpload(ctx context.Context, w *way, tap *session.Tap, src transfer.Source, dst string, o transfer.Options) (transfer.Result, error) {
+	return transfer.Result{}, fmt.Errorf("protocol %s is not available yet", w.name)
 }

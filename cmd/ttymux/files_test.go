@@ -287,3 +287,76 @@ func TestFilesSSH(t *testing.T) {
 		})
 	}
 }
+
+// TestFilesInbandNestedSSH: `ssh` typed into a local session reaches a bash
+// on the loopback sshd; a 1 MB binary file goes up and back through the
+// terminal (the session's foreground program is ssh, so auto picks inband),
+// sha256 equal, and the next send returns only its own output.
+func TestFilesInbandNestedSSH(t *testing.T) {
+	f := newSSHFixture(t)
+	cs := f.cs
+	id := openLocal(t, cs)
+	far := t.TempDir()
+	var r session.Result
+	res := call(t, cs, "send", map[string]any{"session_id": id,
+		"text":       "ssh -F " + f.cfg + " -t target \"cd " + far + " && PS1='far\\$ ' exec bash --norc --noprofile\"",
+		"until":      `far\$ $`,
+		"timeout_ms": 60000}, &r)
+	if res.IsError || !r.Complete {
+		t.Fatalf("ssh: %s", resultText(res))
+	}
+	var info session.Info
+	var list ListOut
+	call(t, cs, "list", map[string]any{}, &list)
+	for _, i := range list.Sessions {
+		if i.ID == id {
+			info = i
+		}
+	}
+	t.Logf("session: state %s, foreground %s", info.State, info.Foreground)
+
+	dir := t.TempDir()
+	data := randomBytes(1 << 20)
+	src := filepath.Join(dir, "up.bin")
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out FileOut
+	res = call(t, cs, "upload", map[string]any{"session_id": id, "path": "up.bin", "local_path": src}, &out)
+	if res.IsError {
+		t.Fatalf("upload: %s", resultText(res))
+	}
+	t.Logf("upload: %+v", out)
+	if out.Via != "inband" || out.SHA256 != sha(data) || out.Path != filepath.Join(far, "up.bin") {
+		t.Fatalf("upload result %+v", out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(far, "up.bin")); !bytes.Equal(got, data) {
+		t.Fatal("uploaded file differs")
+	}
+	back := filepath.Join(dir, "back.bin")
+	res = call(t, cs, "download", map[string]any{"session_id": id, "path": "up.bin", "local_path": back}, &out)
+	if res.IsError {
+		t.Fatalf("download: %s", resultText(res))
+	}
+	t.Logf("download: %+v", out)
+	if got, _ := os.ReadFile(back); !bytes.Equal(got, data) || out.Path != filepath.Join(far, "up.bin") {
+		t.Fatalf("downloaded file differs, or path %q", out.Path)
+	}
+	res = call(t, cs, "send", map[string]any{"session_id": id, "text": "echo ok"}, &r)
+	if res.IsError || r.Output != "ok" {
+		t.Fatalf("echo ok after the transfers: %q (%s)", r.Output, resultText(res))
+	}
+	// Overwrite is enforced inband too; a missing file is a clear error.
+	res = call(t, cs, "upload", map[string]any{"session_id": id, "path": "up.bin", "content": "x"}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "overwrite") {
+		t.Fatalf("inband upload over a file: %s", resultText(res))
+	}
+	res = call(t, cs, "download", map[string]any{"session_id": id, "path": "nope.bin", "local_path": filepath.Join(dir, "n")}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "no such file") {
+		t.Fatalf("inband download of a missing file: %s", resultText(res))
+	}
+	res = call(t, cs, "send", map[string]any{"session_id": id, "text": "echo ok"}, &r)
+	if res.IsError || r.Output != "ok" {
+		t.Fatalf("echo ok after the errors: %q (%s)", r.Output, resultText(res))
+	}
+}
