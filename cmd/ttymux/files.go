@@ -468,7 +468,10 @@ func fileToolDefs() []toolDef {
 	}
 }
 
-// modemUpload sends a file to a receiver waiting for XMODEM or YMODEM.
+// modemUpload sends a file to a receiver waiting for XMODEM or YMODEM
+// (U-Boot's loadx/loady, rx/rb): XMODEM-1K when it asks for CRC-16, else
+// classic XMODEM; YMODEM names the file base(path).
 func (h *handlers) modemUpload(ctx context.Context, w *way, tap *session.Tap, src transfer.Source, dst string, o transfer.Options) (transfer.Result, error) {
-	return transfer.Result{}, fmt.Errorf("protocol %s is not available yet", w.name)
+	m := &transfer.Modem{Term: tap, YMODEM: w.name == "ymodem", Block1K: true, HangupOK: true}
+	return m.Upload(ctx, src, dst, o)
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
+	"github.com/ttymux/ttymux/transport/serial"
 	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
@@ -358,5 +360,85 @@ func TestFilesInbandNestedSSH(t *testing.T) {
 	res = call(t, cs, "send", map[string]any{"session_id": id, "text": "echo ok"}, &r)
 	if res.IsError || r.Output != "ok" {
 		t.Fatalf("echo ok after the errors: %q (%s)", r.Output, resultText(res))
+	}
+}
+
+// TestFilesModem sends 64 KiB to lrzsz receivers on the far side of a
+// fake serial device (a socat PTY pair): rb --ymodem, rx -c (XMODEM-1K with
+// CRC-16) and rx (classic XMODEM with 8-bit checksums).
+func TestFilesModem(t *testing.T) {
+	for _, tool := range []string{"socat", "rb", "rx"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s missing: CI installs socat and lrzsz", tool)
+			}
+			t.Skipf("%s missing: apt-get install socat lrzsz", tool)
+		}
+	}
+	data := randomBytes(64 << 10)
+	src := filepath.Join(t.TempDir(), "fw.bin")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, protocol, recv string
+	}{
+		{"ymodem", "ymodem", "rb --ymodem -q"},
+		{"xmodem-1k-crc", "xmodem", "rx -q -c fw.bin"},
+		{"xmodem-checksum", "xmodem", "rx -q fw.bin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := session.NewManager(session.Options{
+				Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+				StateDir: t.TempDir(),
+			})
+			t.Cleanup(m.CloseAll)
+			cs := connect(t, newServer(m, nil), nil)
+			dir := t.TempDir()
+			dev := filepath.Join(dir, "ttyFAKE")
+			cmd := exec.Command("socat", "pty,rawer,echo=0,link="+dev, "exec:"+tc.recv+",pty,rawer,echo=0")
+			cmd.Dir = dir
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			t.Cleanup(func() {
+				_ = cmd.Process.Kill()
+				<-done
+			})
+			for i := 0; ; i++ {
+				if _, err := os.Stat(dev); err == nil {
+					break
+				}
+				if i > 500 {
+					t.Fatal("socat made no device")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			var open OpenOut
+			if res := call(t, cs, "open_serial", map[string]any{"port": dev, "reconnect": false}, &open); res.IsError {
+				t.Fatalf("open_serial: %s", resultText(res))
+			}
+			var out FileOut
+			res := call(t, cs, "upload", map[string]any{"session_id": open.ID, "path": "fw.bin", "local_path": src, "protocol": tc.protocol}, &out)
+			if res.IsError {
+				t.Fatalf("upload: %s", resultText(res))
+			}
+			t.Logf("%s: %+v", tc.name, out)
+			if out.Via != tc.protocol || out.Bytes != int64(len(data)) || out.SHA256 != sha(data) {
+				t.Fatalf("result %+v", out)
+			}
+			select {
+			case <-done:
+				done <- nil
+			case <-time.After(20 * time.Second):
+				t.Fatal("the receiver did not finish")
+			}
+			got, err := os.ReadFile(filepath.Join(dir, "fw.bin"))
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("received %d bytes (%v), want the %d sent", len(got), err, len(data))
+			}
+		})
 	}
 }
