@@ -60,8 +60,22 @@ func (s *Session) Cwd(ctx context.Context) (string, error) {
 	if !s.shell {
 		return "", errors.New("the session does not run a shell that reports its directory")
 	}
-	if st := s.classify(); st.state != "prompt" {
-		return "", fmt.Errorf("the session's shell is not at its prompt (state %s)", st.state)
+	// A prompt counts only after a short quiet time: right after a
+	// command the state may still read "running".
+	deadline := s.now().Add(time.Second)
+	for {
+		st := s.classify()
+		if st.state == "prompt" {
+			break
+		}
+		if st.state != "running" || st.foreground != "" || s.now().After(deadline) {
+			return "", fmt.Errorf("the session's shell is not at its prompt (state %s)", st.state)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	r, err := s.Send(ctx, SendRequest{Text: "pwd", Enter: true, Wait: true, Timeout: 5 * time.Second})
 	if err != nil {

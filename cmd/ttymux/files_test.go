@@ -158,6 +158,7 @@ type sshFixture struct {
 	cs     *mcp.ClientSession
 	mu     sync.Mutex
 	prog   []string // progress messages
+	onProg func()
 	target *sshdtest.SSHD
 	cfg    string
 	home   string
@@ -202,7 +203,11 @@ func newSSHFixture(t testing.TB, sshdConfig ...string) *sshFixture {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			f.mu.Lock()
 			f.prog = append(f.prog, req.Params.Message)
+			fn := f.onProg
 			f.mu.Unlock()
+			if fn != nil {
+				fn()
+			}
 		},
 	})
 	return f
@@ -440,5 +445,133 @@ func TestFilesModem(t *testing.T) {
 				t.Fatalf("received %d bytes (%v), want the %d sent", len(got), err, len(data))
 			}
 		})
+	}
+}
+
+// TestFilesCwdByPwd: a shell without ttymux's hook (sh) reports no OSC 7;
+// at its prompt the session asks it with pwd, so a relative path still
+// lands in the directory it was cd'ed to.
+func TestFilesCwdByPwd(t *testing.T) {
+	cs := newTestClient(t)
+	var open OpenOut
+	if res := call(t, cs, "open_local", map[string]any{"command": "/bin/sh", "env": map[string]string{"PS1": "$ "}}, &open); res.IsError {
+		t.Fatalf("open_local sh: %s", resultText(res))
+	}
+	dir := t.TempDir()
+	var r session.Result
+	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "cd " + dir}, &r)
+	var out FileOut
+	res := call(t, cs, "upload", map[string]any{"session_id": open.ID, "path": "a.txt", "content": "A\n"}, &out)
+	if res.IsError || out.Path != filepath.Join(dir, "a.txt") {
+		t.Fatalf("upload: %s %+v", resultText(res), out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "A\n" {
+		t.Fatalf("file holds %q", b)
+	}
+}
+
+// TestFilesInbandSerialShell: a shell on a serial console (a socat PTY
+// pair whose far side runs sh): a file up and back through the console.
+func TestFilesInbandSerialShell(t *testing.T) {
+	if _, err := exec.LookPath("socat"); err != nil {
+		t.Skip("socat missing")
+	}
+	m := session.NewManager(session.Options{
+		Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+		StateDir: t.TempDir(),
+	})
+	t.Cleanup(m.CloseAll)
+	cs := connect(t, newServer(m, nil), nil)
+	dir := t.TempDir()
+	dev := filepath.Join(dir, "ttyCONSOLE")
+	cmd := exec.Command("socat", "pty,rawer,echo=0,link="+dev, "exec:sh -i,pty,stderr,setsid,sigint,sane")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PS1=# ", "ENV=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for i := 0; ; i++ {
+		if _, err := os.Stat(dev); err == nil {
+			break
+		}
+		if i > 500 {
+			t.Fatal("socat made no device")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var open OpenOut
+	if res := call(t, cs, "open_serial", map[string]any{"port": dev, "reconnect": false}, &open); res.IsError {
+		t.Fatalf("open_serial: %s", resultText(res))
+	}
+	var r session.Result
+	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "cd " + dir, "until": `# $`}, &r)
+	data := randomBytes(100 << 10)
+	src := filepath.Join(t.TempDir(), "up.bin")
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out FileOut
+	res := call(t, cs, "upload", map[string]any{"session_id": open.ID, "path": "up.bin", "local_path": src}, &out)
+	if res.IsError || out.Via != "inband" || out.SHA256 != sha(data) {
+		t.Fatalf("upload: %s %+v", resultText(res), out)
+	}
+	t.Logf("upload: %+v", out)
+	if got, _ := os.ReadFile(filepath.Join(dir, "up.bin")); !bytes.Equal(got, data) {
+		t.Fatal("uploaded file differs")
+	}
+	back := filepath.Join(t.TempDir(), "back.bin")
+	res = call(t, cs, "download", map[string]any{"session_id": open.ID, "path": "up.bin", "local_path": back}, &out)
+	if res.IsError {
+		t.Fatalf("download: %s", resultText(res))
+	}
+	if got, _ := os.ReadFile(back); !bytes.Equal(got, data) {
+		t.Fatal("downloaded file differs")
+	}
+	res = call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "echo ok", "until": `# $`}, &r)
+	if res.IsError || strings.TrimSpace(strings.TrimSuffix(r.Output, "# ")) != "ok" {
+		t.Fatalf("echo ok after the transfers: %q", r.Output)
+	}
+}
+
+// TestFilesSSHCancelled: a 50 MB upload cancelled by the client (at its
+// first progress notification) leaves no partial file on the host.
+func TestFilesSSHCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 MB transfer")
+	}
+	f := newSSHFixture(t)
+	src := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(src, randomBytes(50<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	remote := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.mu.Lock()
+	f.onProg = cancel
+	f.mu.Unlock()
+	params := &mcp.CallToolParams{Name: "upload", Arguments: map[string]any{"host": "target", "path": filepath.Join(remote, "big.bin"), "local_path": src}}
+	params.SetProgressToken("cancel-me")
+	_, err := f.cs.CallTool(ctx, params)
+	if err == nil {
+		t.Fatal("the cancelled upload returned a result")
+	}
+	// The server removes the partial file as the call unwinds.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ents, _ := os.ReadDir(remote)
+		if len(ents) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a cancelled upload left %v", ents)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// And the next transfer on the same connection works.
+	var out FileOut
+	if res := call(t, f.cs, "upload", map[string]any{"host": "target", "path": filepath.Join(remote, "small.txt"), "content": "ok\n"}, &out); res.IsError {
+		t.Fatalf("upload after the cancel: %s", resultText(res))
 	}
 }
