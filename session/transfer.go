@@ -235,6 +235,9 @@ func lockCtx(ctx context.Context, mu *sync.Mutex) error {
 // from then on goes to the session again.
 func (t *Tap) Release(quiet time.Duration) {
 	s := t.s
+	// A far end that never goes quiet (a clock in the prompt) gets the
+	// terminal back after a few seconds anyway.
+	limit := time.After(5 * time.Second)
 	for {
 		t.mu.Lock()
 		ch := t.wake
@@ -242,7 +245,11 @@ func (t *Tap) Release(quiet time.Duration) {
 		t.mu.Unlock()
 		select {
 		case <-ch:
-			continue
+			select {
+			case <-limit:
+			default:
+				continue
+			}
 		case <-time.After(quiet):
 		}
 		break

@@ -113,6 +113,9 @@ func (h *handlers) pickWay(ctx context.Context, sessionID, host, protocol string
 	case "scp", "cat":
 		protocol = "sftp"
 	case "xmodem", "ymodem", "xmodem-1k":
+		if protocol == "xmodem-1k" {
+			protocol = "xmodem"
+		}
 		if !upload {
 			return nil, fmt.Errorf("protocol %s only sends files (to a bootloader); download with inband instead", protocol)
 		}
@@ -162,8 +165,11 @@ func (h *handlers) pickWay(ctx context.Context, sessionID, host, protocol string
 		}
 	default: // inband, xmodem, ymodem
 		w = &way{name: protocol, host: pl.Transport}
-		if pl.Transport == "ssh" {
+		switch pl.Transport {
+		case "ssh":
 			w.host = pl.Target.Host
+		case "serial":
+			w.host = "serial:" + pl.Target.Command
 		}
 	}
 	w.sess = s
@@ -446,7 +452,7 @@ func (h *handlers) borrow(ctx context.Context, w *way) (*session.Tap, error) {
 
 func inband(w *way, tap *session.Tap) *transfer.Inband {
 	x := &transfer.Inband{Term: tap, Enter: "\r"}
-	if w.host == "serial" {
+	if strings.HasPrefix(w.host, "serial:") {
 		x.Chunk = 4 << 10
 	}
 	return x
