@@ -50,6 +50,21 @@ func sendOK(t *testing.T, cs *mcp.ClientSession, id, text string) session.Result
 	return r
 }
 
+// cdSync changes the session's directory and waits until pwd shows it: on
+// a loaded machine a remote shell's late first prompt can end a send early.
+func cdSync(t *testing.T, cs *mcp.ClientSession, id, dir string) {
+	t.Helper()
+	sendOK(t, cs, id, "cd "+dir)
+	for i := 0; ; i++ {
+		if r := sendOK(t, cs, id, "pwd"); r.Output == dir {
+			return
+		}
+		if i == 10 {
+			t.Fatalf("pwd never showed %s", dir)
+		}
+	}
+}
+
 // TestFilesLocal drives upload and download through MCP into a local
 // session: relative paths land in the shell's directory after cd (reported
 // by the hook's OSC 7), overwrite is enforced, a missing file is a clear
@@ -242,10 +257,7 @@ func TestFilesSSH(t *testing.T) {
 			}
 			logins := f.target.Count("Accepted publickey")
 			remote := t.TempDir()
-			sendOK(t, f.cs, open.ID, "cd "+remote)
-			if r := sendOK(t, f.cs, open.ID, "pwd"); r.Output != remote {
-				t.Fatalf("pwd after cd: %+v", r)
-			}
+			cdSync(t, f.cs, open.ID, remote)
 
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
@@ -573,5 +585,45 @@ func TestFilesSSHCancelled(t *testing.T) {
 	var out FileOut
 	if res := call(t, f.cs, "upload", map[string]any{"host": "target", "path": filepath.Join(remote, "small.txt"), "content": "ok\n"}, &out); res.IsError {
 		t.Fatalf("upload after the cancel: %s", resultText(res))
+	}
+}
+
+// TestFilesPersistentRemote: a persistent SSH session (held by the agent
+// deployed on the host) moves files over its host's pooled connection,
+// with no second login, and relative paths follow the shell's cd.
+func TestFilesPersistentRemote(t *testing.T) {
+	h := newRemoteHost(t)
+	_, do := h.server(t)
+	var open OpenOut
+	do("open_ssh", map[string]any{"host": "box", "persistent": true}, &open)
+	if !open.Persistent {
+		t.Fatalf("not persistent: %+v", open)
+	}
+	logins := h.sshd.Count("Accepted publickey")
+	remote := t.TempDir()
+	var r session.Result
+	do("send", map[string]any{"session_id": open.ID, "text": "cd " + remote}, &r)
+	// On a loaded machine the first prompt of the remote shell may come
+	// late and end the first send early: wait until pwd shows the cd.
+	for i := 0; ; i++ {
+		do("send", map[string]any{"session_id": open.ID, "text": "pwd"}, &r)
+		if r.Output == remote {
+			break
+		}
+		if i == 10 {
+			t.Fatalf("pwd: %+v", r)
+		}
+	}
+	var out FileOut
+	do("upload", map[string]any{"session_id": open.ID, "path": "p.txt", "content": "persistent\n"}, &out)
+	if out.Via != "sftp" || out.Path != filepath.Join(remote, "p.txt") {
+		t.Fatalf("upload: %+v", out)
+	}
+	do("download", map[string]any{"session_id": open.ID, "path": "p.txt"}, &out)
+	if out.Content != "persistent\n" {
+		t.Fatalf("download: %+v", out)
+	}
+	if n := h.sshd.Count("Accepted publickey"); n != logins {
+		t.Errorf("transfers logged in again: %d logins, were %d", n, logins)
 	}
 }
