@@ -49,7 +49,7 @@ type Inband struct {
 	Term Term
 	// Enter is what ends the typed command line ("\r" for a terminal).
 	Enter string
-	// Chunk is the data bytes per chunk (default 48 KiB; smaller for a
+	// Chunk is the data bytes per chunk (default 256 KiB; smaller for a
 	// slow serial line).
 	Chunk int
 	// Timeout bounds each wait for the far end (default 30 s).
@@ -216,7 +216,7 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 	marker, setM := newMarker()
 	chunk := x.Chunk
 	if chunk <= 0 {
-		chunk = 48 << 10
+		chunk = 256 << 10
 	}
 	mode := defaultMode(o, src.Mode)
 	ow := ""
