@@ -627,3 +627,53 @@ func TestFilesPersistentRemote(t *testing.T) {
 		t.Errorf("transfers logged in again: %d logins, were %d", n, logins)
 	}
 }
+
+// TestFilesInbandCancelled: an inband upload cancelled by the client types
+// ctrl+c; the far side's trap removes the partial file and restores the
+// terminal, and the shell then answers as before.
+func TestFilesInbandCancelled(t *testing.T) {
+	f := newSSHFixture(t)
+	cs := f.cs
+	id := openLocal(t, cs)
+	far := t.TempDir()
+	var r session.Result
+	res := call(t, cs, "send", map[string]any{"session_id": id,
+		"text":       "ssh -F " + f.cfg + " -t target \"cd " + far + " && PS1='far\\$ ' exec bash --norc --noprofile\"",
+		"until":      `far\$ $`,
+		"timeout_ms": 60000}, &r)
+	if res.IsError || !r.Complete {
+		t.Fatalf("ssh: %s", resultText(res))
+	}
+	src := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(src, randomBytes(20<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.mu.Lock()
+	f.onProg = cancel
+	f.mu.Unlock()
+	params := &mcp.CallToolParams{Name: "upload", Arguments: map[string]any{"session_id": id, "path": "big.bin", "local_path": src}}
+	params.SetProgressToken("cancel-inband")
+	if _, err := cs.CallTool(ctx, params); err == nil {
+		t.Fatal("the cancelled upload returned a result")
+	}
+	f.mu.Lock()
+	f.onProg = nil
+	f.mu.Unlock()
+	// The next send waits for the terminal to come back.
+	for i := 0; ; i++ {
+		res = call(t, cs, "send", map[string]any{"session_id": id, "text": "echo ok"}, &r)
+		if !res.IsError && r.Output == "ok" {
+			t.Logf("echo ok after %d tries", i+1)
+			break
+		}
+		t.Logf("echo ok: %q", r.Output)
+		if i == 5 {
+			t.Fatalf("echo ok after the cancel: %q (%s)", r.Output, resultText(res))
+		}
+	}
+	if ents, _ := os.ReadDir(far); len(ents) != 0 {
+		t.Fatalf("the cancelled upload left %v", ents)
+	}
+}
