@@ -223,7 +223,9 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 	if o.Overwrite {
 		ow = "1"
 	}
-	mv := `ln -- "$t" "$p" 2>/dev/null && rm -f -- "$t"`
+	// No-clobber: a hard link fails when p exists; a file system without
+	// hard links (vfat on a board) gets a check, then mv.
+	mv := `{ { ln -- "$t" "$p" 2>/dev/null && rm -f -- "$t"; } || { if [ -e "$p" ]; then false; else mv -- "$t" "$p"; fi; }; }`
 	if o.Overwrite {
 		mv = `mv -f -- "$t" "$p"`
 	}

@@ -364,7 +364,9 @@ func (x *SSH) uploadExec(ctx context.Context, src Source, p string, o Options, n
 	prog.done()
 	want := hexSum(h)
 	mode := defaultMode(o, src.Mode)
-	mv := `ln -- "$t" "$p" && rm -f -- "$t"`
+	// No-clobber: a hard link fails when p exists; a file system without
+	// hard links gets a check, then mv.
+	mv := `{ { ln -- "$t" "$p" 2>/dev/null && rm -f -- "$t"; } || { if [ -e "$p" ]; then echo "File exists" >&2; false; else mv -- "$t" "$p"; fi; }; }`
 	if o.Overwrite {
 		mv = `mv -f -- "$t" "$p"`
 	}
