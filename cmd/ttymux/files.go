@@ -93,7 +93,6 @@ type way struct {
 	ssh     *transfer.SSH
 	release func()
 	sess    *session.Session
-	cwd     string // "" when unknown
 	note    string
 }
 
