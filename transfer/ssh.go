@@ -165,17 +165,24 @@ func (x *SSH) Upload(ctx context.Context, src Source, p string, o Options) (Resu
 	p = sshPath(p)
 	var notes []string
 	if !x.NoSFTP {
+		// The shell that will hash the copy starts now, alongside the
+		// SFTP subsystem: on a host with a slow ~/.bashrc both start-ups
+		// overlap each other and the data.
+		later, lerr := startLaterSum(x.Client)
+		if lerr == nil {
+			defer later.close()
+		}
 		sc, err := sftp.NewClient(x.Client, sftp.UseConcurrentWrites(true), sftp.MaxConcurrentRequestsPerFile(64))
 		if err == nil {
 			defer sc.Close()
-			return x.uploadSFTP(ctx, sc, src, p, o)
+			return x.uploadSFTP(ctx, sc, src, p, o, later, lerr)
 		}
 		notes = append(notes, "the host has no sftp subsystem ("+err.Error()+")")
 	}
 	return x.uploadExec(ctx, src, p, o, notes)
 }
 
-func (x *SSH) uploadSFTP(ctx context.Context, sc *sftp.Client, src Source, p string, o Options) (Result, error) {
+func (x *SSH) uploadSFTP(ctx context.Context, sc *sftp.Client, src Source, p string, o Options, later *laterSum, lerr error) (Result, error) {
 	if fi, err := sc.Stat(p); err == nil {
 		if fi.IsDir() {
 			return Result{}, &PathError{Side: "remote", Op: "create", Path: p, Err: ErrIsDir}
@@ -183,10 +190,6 @@ func (x *SSH) uploadSFTP(ctx context.Context, sc *sftp.Client, src Source, p str
 		if !o.Overwrite {
 			return Result{}, &PathError{Side: "remote", Op: "create", Path: p, Err: ErrExists}
 		}
-	}
-	later, lerr := startLaterSum(x.Client)
-	if lerr == nil {
-		defer later.close()
 	}
 	tmp := tempName(p, path.Join, path.Split)
 	f, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
