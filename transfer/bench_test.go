@@ -19,6 +19,7 @@ import (
 //
 //	go test ./transfer -run XXX -bench SSHvsSCP -benchtime 3x
 //	TTYMUX_BENCH_SFTP=internal go test ./transfer -run XXX -bench SSHvsSCP -benchtime 3x
+//	TTYMUX_BENCH_MARGINAL=1 go test ./transfer -run XXX -bench SSHvsSCP -benchtime 3x
 func BenchmarkSSHvsSCP(b *testing.B) {
 	scp, err := exec.LookPath("scp")
 	if err != nil {
@@ -85,6 +86,40 @@ func BenchmarkSSHvsSCP(b *testing.B) {
 		check(sdown)
 	}
 	b.StopTimer()
+	if os.Getenv("TTYMUX_BENCH_MARGINAL") != "" {
+		// The same with a 10 MB file: the difference of the two sizes'
+		// times is the rate of the data path alone, without the fixed
+		// costs (scp's handshake, the shells a slow ~/.bashrc delays).
+		small := filepath.Join(dir, "small.bin")
+		if err := os.WriteFile(small, data[:10<<20], 0o600); err != nil {
+			b.Fatal(err)
+		}
+		var o2, t2 [2]time.Duration
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := x.Upload(b.Context(), fileSource(b, small), filepath.Join(remote, "ours.small"), Options{Overwrite: true}); err != nil {
+				b.Fatal(err)
+			}
+			o2[0] += time.Since(t0)
+			t0 = time.Now()
+			if _, err := x.Download(b.Context(), filepath.Join(remote, "ours.small"), &FileSink{Path: filepath.Join(dir, "ours.small"), Overwrite: true}, Options{}); err != nil {
+				b.Fatal(err)
+			}
+			o2[1] += time.Since(t0)
+			t0 = time.Now()
+			if out, err := exec.Command(scp, append(scpArgs, small, remoteSpec+filepath.Join(remote, "scp.small"))...).CombinedOutput(); err != nil {
+				b.Fatalf("scp up: %v %s", err, out)
+			}
+			t2[0] += time.Since(t0)
+			t0 = time.Now()
+			if out, err := exec.Command(scp, append(scpArgs, remoteSpec+filepath.Join(remote, "scp.small"), filepath.Join(dir, "scp.small"))...).CombinedOutput(); err != nil {
+				b.Fatalf("scp down: %v %s", err, out)
+			}
+			t2[1] += time.Since(t0)
+		}
+		b.ReportMetric((theirs[0]-t2[0]).Seconds()/(ours[0]-o2[0]).Seconds(), "marginal-up-rate/scp")
+		b.ReportMetric((theirs[1]-t2[1]).Seconds()/(ours[1]-o2[1]).Seconds(), "marginal-down-rate/scp")
+	}
 	mb := float64(len(data)) / 1e6 * float64(b.N)
 	b.ReportMetric(mb/ours[0].Seconds(), "up-MB/s")
 	b.ReportMetric(mb/theirs[0].Seconds(), "scp-up-MB/s")
