@@ -80,9 +80,10 @@ func newMarker() (string, string) {
 
 // lineReader reads the far end's lines from a Term.
 type lineReader struct {
-	t   Term
-	buf []byte
-	tmp []byte
+	t        Term
+	buf      []byte
+	tmp      []byte
+	lastLine string
 }
 
 // line returns the next line (without "\r" and "\n"), waiting at most d,
@@ -93,13 +94,14 @@ func (r *lineReader) line(ctx context.Context, d time.Duration) (string, error) 
 		if i := bytes.IndexByte(r.buf, '\n'); i >= 0 {
 			l := string(bytes.TrimRight(r.buf[:i], "\r"))
 			r.buf = r.buf[i+1:]
+			r.lastLine = l
 			return l, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("no answer from the far side within %v", d)
+			return "", fmt.Errorf("no answer from the far side within %v (it last printed %q)", d.Round(time.Second), truncate(string(r.last(120)), 120))
 		}
 		// Short reads, so cancellation is seen promptly.
 		_ = r.t.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
@@ -112,6 +114,16 @@ func (r *lineReader) line(ctx context.Context, d time.Duration) (string, error) 
 			return "", err
 		}
 	}
+}
+
+// last returns the last n bytes read (the pending ones, else the last
+// line), for an error message.
+func (r *lineReader) last(n int) []byte {
+	b := r.buf
+	if len(b) == 0 {
+		b = []byte(r.lastLine)
+	}
+	return b[max(0, len(b)-n):]
 }
 
 // expect returns the rest of the next line that starts with marker+":",
