@@ -168,6 +168,9 @@ func OpenLine(tr string, t transport.Target) string {
 	return ""
 }
 
+// ShellQuote quotes w for a POSIX shell when it needs it.
+func ShellQuote(w string) string { return shellQuote(w) }
+
 func shellQuote(w string) string {
 	if w != "" && strings.IndexFunc(w, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||

@@ -299,6 +299,7 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	s := newSession(cfg)
 	s.openNote = note
 	s.policy = m.opts.Policy
+	s.target = req.Target
 	if t.Password != "" {
 		// Should the far end ever echo it, results show ******** instead.
 		s.secrets = append(s.secrets, t.Password)
@@ -526,6 +527,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		rec: resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
 	s.policy = m.opts.Policy
+	s.target = transport.Target{Host: host}
 	if md.Integrated {
 		s.mu.Lock()
 		s.ready = true

@@ -86,6 +86,9 @@ type Session struct {
 	meta       meta             // what was last stored with a kept session
 	gaps       int64            // output bytes the agent dropped for us
 	openNote   string           // why a persistent open is not persistent, or what attach lost
+	target     transport.Target // what it was opened with (transfer.go)
+	cwd        cwdTracker       // the directory OSC 7 last reported (transfer.go)
+	tap        *Tap             // a transfer that borrowed the terminal (transfer.go)
 
 	rec *recorder // the asciicast recording, or nil; fed by the pump
 
@@ -208,7 +211,7 @@ func (s *Session) pump() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := s.conn.Read(buf)
-		if n > 0 {
+		if n > 0 && !s.tapped(buf[:n]) {
 			p := buf[:n]
 			// The screen first: whoever the log's new bytes wake (a
 			// verdict) must find them on the screen too (the alternate
@@ -219,6 +222,7 @@ func (s *Session) pump() {
 			s.lines.Write(p)
 			marks := s.det.count
 			s.det.Write(p)
+			s.cwd.Write(p)
 			s.lastOutput = s.now()
 			if s.det.count != marks {
 				s.ready = true
@@ -249,6 +253,7 @@ func (s *Session) pump() {
 			break
 		}
 	}
+	s.endTap()
 	werr := s.conn.Wait()
 	s.mu.Lock()
 	s.exited = true

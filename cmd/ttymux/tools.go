@@ -167,7 +167,7 @@ type toolDef struct {
 }
 
 func toolDefs() []toolDef {
-	return []toolDef{
+	return append([]toolDef{
 		{&mcp.Tool{
 			Name:        "open_local",
 			Description: "Start a local shell or program in a real terminal (PTY). Returns a session_id for send/read. The shell gets ttymux's integration, so every command comes back with its exit code.",
@@ -224,7 +224,7 @@ func toolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
 		fanoutToolDef(),
-	}
+	}, fileToolDefs()...)
 }
 
 // handlers are the thin MCP tool handlers over session.Manager.

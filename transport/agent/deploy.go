@@ -18,6 +18,8 @@ import (
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/ttymux/ttymux/transfer"
 )
 
 // AgentsDir is where install.sh puts the cross-built agents that ttymux
@@ -136,18 +138,13 @@ func shq(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// shPath renders a remote path for a shell command line: a leading "~/"
-// becomes "$HOME"/, the rest is quoted.
-func shPath(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return `"$HOME"/` + shq(rest)
-	}
-	return shq(p)
-}
+// shPath renders a remote path for a shell command line ("~/" becomes
+// "$HOME"/).
+func shPath(p string) string { return transfer.ShellPath(p) }
 
-// sumCmd prints the sha256 of the file in shell variable $1's place, with
-// whichever tool the host has.
-const sumFunc = `ttymux_sum() { { sha256sum "$1" || shasum -a 256 "$1" || openssl dgst -sha256 -r "$1"; } 2>/dev/null | cut -c1-64; }; `
+// sumFunc defines ttymux_sum "$file": the sha256 with whichever tool the
+// host has (shared with the file transfers).
+const sumFunc = transfer.SumFunc
 
 // probeScript returns the one command that describes the host and prepares
 // the install directory. When the installed agent's sha256 is want (the
@@ -249,23 +246,7 @@ var ErrChecksum = errors.New("uploaded agent failed its checksum")
 // run runs cmd on the host, feeding stdin, and returns its output. ctx
 // bounds it.
 func run(ctx context.Context, c *ssh.Client, cmd string, stdin io.Reader) (string, string, error) {
-	s, err := c.NewSession()
-	if err != nil {
-		return "", "", err
-	}
-	defer s.Close()
-	var out, errb bytes.Buffer
-	s.Stdout, s.Stderr, s.Stdin = &out, &errb, stdin
-	done := make(chan error, 1)
-	go func() { done <- s.Run(cmd) }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = s.Close() // wakes Run
-		<-done
-		err = ctx.Err()
-	}
-	return out.String(), errb.String(), err
+	return transfer.Run(ctx, c, cmd, stdin)
 }
 
 // deploy makes sure this version's agent is installed on the host and
@@ -385,60 +366,7 @@ func uploadSFTP(c *ssh.Client, tmp string, data []byte) error {
 	return f.Close()
 }
 
-// uploadSCP speaks the sink side of the legacy scp protocol: `scp -t DIR`
-// reads "C<mode> <size> <name>\n", the bytes and a NUL, acknowledging each
-// step with a NUL byte.
+// uploadSCP writes data to tmp with the legacy scp protocol's sink.
 func uploadSCP(ctx context.Context, c *ssh.Client, tmp string, data []byte) error {
-	s, err := c.NewSession()
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	stop := context.AfterFunc(ctx, func() { _ = s.Close() })
-	defer stop()
-	w, err := s.StdinPipe()
-	if err != nil {
-		return err
-	}
-	rd, err := s.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	var stderr bytes.Buffer
-	s.Stderr = &stderr
-	if err := s.Start("scp -t " + shq(path.Dir(tmp))); err != nil {
-		return err
-	}
-	br := bufio.NewReader(rd)
-	ack := func() error {
-		b, err := br.ReadByte()
-		if err != nil {
-			return fmt.Errorf("%w %s", err, truncate(stderr.String(), 200))
-		}
-		if b != 0 {
-			msg, _ := br.ReadString('\n')
-			return fmt.Errorf("scp sink refused: %s", strings.TrimSpace(msg))
-		}
-		return nil
-	}
-	if err := ack(); err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "C0600 %d %s\n", len(data), path.Base(tmp)); err != nil {
-		return err
-	}
-	if err := ack(); err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		return err
-	}
-	if _, err := w.Write([]byte{0}); err != nil {
-		return err
-	}
-	if err := ack(); err != nil {
-		return err
-	}
-	_ = w.Close()
-	return s.Wait()
+	return transfer.SCPSend(ctx, c, tmp, bytes.NewReader(data), int64(len(data)), 0o600)
 }
