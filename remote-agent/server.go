@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
@@ -447,7 +448,7 @@ func (s *Server) handle(c net.Conn) {
 	defer s.wg.Done()
 	defer s.untrack(c)
 	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
-	uid, perr := peerUID(c)
+	uid, perr := agentsock.PeerUID(c)
 	// Both sides write their header first, then read the other's.
 	if err := agentproto.WriteHeader(c); err != nil {
 		s.log.Debug("write header", "err", err)
@@ -478,12 +479,23 @@ func (s *Server) handle(c net.Conn) {
 		s.log.Warn("client refused", "why", why, "request", f.Type)
 		s.event(EventRefused, "", why)
 		msg := "this agent serves uid " + strconv.Itoa(os.Geteuid()) + " only"
-		if f.Type == agentproto.TypeCreate || f.Type == agentproto.TypeAttach {
+		if f.Type == agentproto.TypeHello {
+			s.send(c, agentproto.HelloReply{Status: agentproto.StatusForbidden, Message: msg})
+		} else if f.Type == agentproto.TypeCreate || f.Type == agentproto.TypeAttach {
 			s.send(c, agentproto.AttachReply{Status: agentproto.StatusForbidden, Message: msg})
 		} else {
 			s.send(c, agentproto.Reply{Status: agentproto.StatusForbidden, Message: msg})
 		}
 		return
+	}
+	if f.Type == agentproto.TypeHello {
+		// The client wants proof that we run as its user before it sends
+		// its request (issue #14); the request follows on this connection.
+		s.send(c, s.hello(f))
+		if f, err = agentproto.ReadFrame(br, nil); err != nil {
+			s.log.Debug("read request after hello", "err", err)
+			return
+		}
 	}
 	_ = c.SetDeadline(time.Time{})
 	m, err := s.decodeRequest(f)
@@ -514,6 +526,25 @@ func (s *Server) handle(c net.Conn) {
 		}
 		s.stream(c, br, sess, sess.attach(m))
 	}
+}
+
+// hello answers a Hello: the proof that this agent can read the token file
+// the client names, which only the client's user can read.
+func (s *Server) hello(f agentproto.Frame) agentproto.HelloReply {
+	m, err := agentproto.Unmarshal(f)
+	if err != nil {
+		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: err.Error()}
+	}
+	h := m.(agentproto.Hello)
+	if len(h.Nonce) < 16 {
+		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: "hello nonce shorter than 16 bytes"}
+	}
+	tok, err := agentsock.ReadToken(h.TokenPath)
+	if err != nil {
+		s.log.Warn("hello without proof", "err", err)
+		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: err.Error()}
+	}
+	return agentproto.HelloReply{Status: agentproto.StatusOK, Proof: agentproto.Proof(tok, h.Nonce)}
 }
 
 // listRequest stands for List, whose payload is empty.

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ttymux/ttymux/internal/privdir"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -174,6 +175,11 @@ func createCast(o recordOptions) (*os.File, string, error) {
 			return nil, "", fmt.Errorf("record_path %s already exists and is not empty; give a new file name (a recording is never appended to or overwritten)", path)
 		}
 		return f, path, nil
+	}
+	// Its parent (the state directory) must be private first: then nobody
+	// else can have made or replaced o.dir (issue #14).
+	if err := privdir.Ensure(filepath.Dir(o.dir), "state directory"); err != nil {
+		return nil, "", fmt.Errorf("recordings: %w", err)
 	}
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return nil, "", fmt.Errorf("create the recordings directory: %w", err)

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"path/filepath"
+	"os"
 	"syscall"
 	"time"
+
+	"github.com/ttymux/ttymux/internal/agentsock"
 
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/transport"
@@ -132,14 +134,22 @@ func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// connect makes one attempt: check the directory, dial, exchange headers.
+// connect makes one attempt: check the directory and the socket, dial,
+// check that the agent listening runs as us, exchange headers.
 func connect(ctx context.Context, sock string) (*link, error) {
-	if err := checkDir(filepath.Dir(sock)); err != nil {
+	if err := agentsock.CheckSocket(sock); err != nil {
 		return nil, err
 	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
+		return nil, err
+	}
+	if uid, err := agentsock.PeerUID(nc); err != nil || uid != os.Geteuid() {
+		_ = nc.Close() // not ours to talk to
+		if err == nil {
+			err = fmt.Errorf("the process listening on %s runs as uid %d, not %d: refusing to use it", sock, uid, os.Geteuid())
+		}
 		return nil, err
 	}
 	return handshake(ctx, nc)
