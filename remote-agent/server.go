@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -544,7 +545,8 @@ func (s *Server) hello(f agentproto.Frame) agentproto.HelloReply {
 		s.log.Warn("hello without proof", "err", err)
 		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: err.Error()}
 	}
-	return agentproto.HelloReply{Status: agentproto.StatusOK, Proof: agentproto.Proof(tok, h.Nonce)}
+	// The token is one line of text; its final newline is no part of it.
+	return agentproto.HelloReply{Status: agentproto.StatusOK, Proof: agentproto.Proof(bytes.TrimSpace(tok), h.Nonce)}
 }
 
 // listRequest stands for List, whose payload is empty.

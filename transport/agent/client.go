@@ -42,6 +42,11 @@ type Client struct {
 	// Create then never starts an agent, and Socket, AgentPath and
 	// StartArgs are unused.
 	Dial func(ctx context.Context) (net.Conn, error)
+
+	// dialLink, when set, replaces Dial and the header exchange: Remote
+	// makes the whole link itself, proving the agent is the SSH user's
+	// before handing it over.
+	dialLink func(ctx context.Context) (*link, error)
 }
 
 var _ transport.Keeper = (*Client)(nil)
@@ -271,7 +276,7 @@ func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id s
 // dial connects to a running agent; with none running it fails with
 // ErrNoAgent.
 func (c *Client) dial(ctx context.Context) (*link, error) {
-	if c.Dial != nil {
+	if c.Dial != nil || c.dialLink != nil {
 		return c.dialFunc(ctx)
 	}
 	sock := c.socket()
@@ -366,7 +371,7 @@ func (c *Client) Stop(ctx context.Context, force bool) error {
 	if err != nil {
 		return fmt.Errorf("stop agent: %w", err)
 	}
-	if c.Dial != nil {
+	if c.Dial != nil || c.dialLink != nil {
 		return nil // not a local socket to watch
 	}
 	return c.waitGone(ctx)
@@ -528,6 +533,9 @@ func keptSession(si agentproto.SessionInfo) transport.KeptSession {
 
 // dialFunc connects through c.Dial and exchanges headers.
 func (c *Client) dialFunc(ctx context.Context) (*link, error) {
+	if c.dialLink != nil {
+		return c.dialLink(ctx)
+	}
 	nc, err := c.Dial(ctx)
 	if err != nil {
 		return nil, err

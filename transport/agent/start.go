@@ -32,7 +32,7 @@ const (
 // serialised with an flock on <socket>.lock: the loser of the race finds
 // the winner's agent when it gets the lock.
 func (c *Client) dialStart(ctx context.Context) (*link, error) {
-	if c.Dial != nil {
+	if c.Dial != nil || c.dialLink != nil {
 		return c.dialFunc(ctx)
 	}
 	sock := c.socket()
