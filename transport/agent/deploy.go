@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/pkg/sftp"
@@ -68,7 +69,25 @@ func hostTarget(uname, elf string) (string, error) {
 	default:
 		arch = machine
 	}
-	return osName + "-" + arch, nil
+	t := osName + "-" + arch
+	if !knownTarget(t) {
+		// Only a name from the fixed list ever becomes part of a local
+		// path: the host's answer is not to be trusted (issue #14: a
+		// `uname` of "Linux /../../x/evilpick" picked the file to upload).
+		return "", fmt.Errorf("%w (%w): the host reports %q, a system ttymux builds no agent for (it builds %s); use open_ssh without persistent there",
+			ErrUnsupportedHost, ErrAgentNotFound, truncate(uname, 100), strings.Join(Targets, ", "))
+	}
+	return t, nil
+}
+
+// ErrUnsupportedHost means the host's system is not one ttymux builds an
+// agent for. Nothing is uploaded or cached.
+var ErrUnsupportedHost = errors.New("unsupported host")
+
+// knownTarget reports whether t is one of Targets or this machine's own
+// system (served by the agent installed beside ttymux).
+func knownTarget(t string) bool {
+	return slices.Contains(Targets, t) || t == localTarget()
 }
 
 // localTarget names the machine ttymux runs on, as hostTarget would.
@@ -80,8 +99,13 @@ func localTarget() string {
 	return runtime.GOOS + "-" + arch
 }
 
-// agentFor finds the agent binary to upload for target.
+// agentFor finds the agent binary to upload for target, which must be a
+// known target.
 func (r *Remote) agentFor(target, uname string) (string, error) {
+	if !knownTarget(target) {
+		return "", fmt.Errorf("%w (%w): host %s reports %q (%s), a system ttymux builds no agent for (it builds %s); use open_ssh without persistent there",
+			ErrUnsupportedHost, ErrAgentNotFound, r.Host, truncate(uname, 100), target, strings.Join(Targets, ", "))
+	}
 	dir := r.Agents
 	if dir == "" {
 		dir = AgentsDir()

@@ -209,3 +209,34 @@ func TestRemoteHijackRelayPassesDirCheck(t *testing.T) {
 		t.Fatalf("the attacker's agent holds sessions: %q", s)
 	}
 }
+
+// TestRemoteEvilUname is issue #14 finding 6 as reproduced: a host whose
+// `uname -sm` answers "Linux /../../x/evilpick" made ttymux upload
+// <agents>/../x/evilpick/ttymux-agent and cache that target. Now it is an
+// unsupported host: nothing is uploaded and nothing cached.
+func TestRemoteEvilUname(t *testing.T) {
+	bin := t.TempDir()
+	uname := "#!/bin/sh\necho 'Linux /../../x/evilpick'\n"
+	if err := os.WriteFile(filepath.Join(bin, "uname"), []byte(uname), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newRemoteEnv(t, "Subsystem sftp internal-sftp", "SetEnv PATH="+bin+":/usr/bin:/bin")
+	r := e.remote(t)
+	evil := filepath.Join(filepath.Dir(r.Agents), "x", "evilpick", "ttymux-agent")
+	if err := os.MkdirAll(filepath.Dir(evil), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(evil, []byte("#!/bin/sh\necho evil\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := r.Create(t.Context(), testShell(), nil)
+	if !errors.Is(err, ErrUnsupportedHost) || !strings.Contains(err.Error(), "evilpick") {
+		t.Fatalf("err = %v, want an unsupported host error quoting the answer", err)
+	}
+	if n := e.uploads.Load(); n != 0 {
+		t.Fatalf("%d uploads, want none", n)
+	}
+	if ents, _ := os.ReadDir(e.cacheDir); len(ents) != 0 {
+		t.Fatalf("cached: %v", ents)
+	}
+}
