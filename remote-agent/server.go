@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,6 +69,12 @@ type Options struct {
 	// IdleExit, when positive, makes Serve return once the agent has held
 	// no session and had no connection for that long. 0 means never.
 	IdleExit time.Duration
+	// Epoch, when set, is added to every session id: s1-<Epoch>, s2-<Epoch>,
+	// …. A new agent (after a crash, a kill or a reboot) then never hands
+	// out an id an earlier agent used, so a stale id cannot address
+	// someone else's session (issue #14). cmd/ttymux-agent sets a fresh
+	// NewEpoch at every start; empty means plain s1, s2, ….
+	Epoch string
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Events, when set, is called for each Event. It is a test hook (nil
@@ -75,6 +82,19 @@ type Options struct {
 	// called from the server's goroutines, possibly concurrently, and must
 	// return quickly without calling back into the Server.
 	Events func(Event)
+}
+
+// NewEpoch returns a fresh agent epoch for Options.Epoch: four random
+// characters of [0-9a-z] (1.7 million values), short enough for ids a
+// person types (s3-k9x2).
+func NewEpoch() string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = digits[int(b[i])%len(digits)]
+	}
+	return string(b[:])
 }
 
 // Event kinds passed to Options.Events.
@@ -666,6 +686,9 @@ func (s *Server) create(req agentproto.Create) (*session, agentproto.AttachReply
 	}
 	s.seq++
 	id := "s" + strconv.Itoa(s.seq)
+	if s.opts.Epoch != "" {
+		id += "-" + s.opts.Epoch
+	}
 	// Starting the child under s.mu keeps the limit exact and lets
 	// shutdown see every session; fork+exec takes about a millisecond.
 	sess, err := s.startSession(id, s.seq, req)

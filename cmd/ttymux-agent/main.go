@@ -181,6 +181,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		RingSize:    *ringMiB << 20,
 		MaxSessions: *maxSessions,
 		IdleExit:    *idle,
+		Epoch:       agent.NewEpoch(),
 		Logger:      log,
 	})
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
