@@ -41,15 +41,18 @@ func newNonce() string {
 
 // writeShellInit writes the integration files under dir and returns their
 // directory. The files hold no secrets (the nonce travels in the
-// environment), but bash and zsh run them: dir, dir/shellinit and
-// dir/shellinit/zsh must be private directories of ours (created 0700,
-// refused if another user's or open to others), and each file is kept only
+// environment), but bash and zsh run them: dir must be ours and writable
+// by nobody else, dir/shellinit and dir/shellinit/zsh private (created
+// 0700; either refused if another user's or open to others), and each file is kept only
 // if one no-follow open of it shows our regular file with the expected
 // content, else replaced by a new file (privdir.WriteFile). A FIFO or a
 // symbolic link planted there never reaches the shell (issue #14).
 func writeShellInit(dir string) (string, error) {
 	d := filepath.Join(dir, "shellinit")
-	for _, p := range []string{dir, d, filepath.Join(d, "zsh")} {
+	if err := privdir.EnsureNoWrite(dir, "state directory"); err != nil {
+		return "", fmt.Errorf("shell integration: %w", err)
+	}
+	for _, p := range []string{d, filepath.Join(d, "zsh")} {
 		if err := privdir.Ensure(p, "state directory"); err != nil {
 			return "", fmt.Errorf("shell integration: %w", err)
 		}

@@ -178,7 +178,7 @@ func createCast(o recordOptions) (*os.File, string, error) {
 	}
 	// Its parent (the state directory) must be private first: then nobody
 	// else can have made or replaced o.dir (issue #14).
-	if err := privdir.Ensure(filepath.Dir(o.dir), "state directory"); err != nil {
+	if err := privdir.EnsureNoWrite(filepath.Dir(o.dir), "state directory"); err != nil {
 		return nil, "", fmt.Errorf("recordings: %w", err)
 	}
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {

@@ -77,6 +77,7 @@ type Session struct {
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
 	secrets    []string
+	red        redactState // how far the output was searched for their echoes (redact.go)
 	closed     bool
 	cmd        *command         // the last command sent, for read {wait: true}
 	lastScreen *screen.Snapshot // what the last diff read saw
@@ -215,6 +216,7 @@ func (s *Session) pump() {
 			s.notifyLocked()
 			s.mu.Unlock()
 			s.rec.output(p)
+			s.redactEchoes() // redact.go: a secret's echo is masked as it arrives
 		}
 		if err != nil {
 			var gap *transport.GapError

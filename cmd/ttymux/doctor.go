@@ -594,9 +594,9 @@ func checkStateDir() check {
 	c := check{Name: "state-dir"}
 	dir := stateDir()
 	var unsafe *privdir.UnsafeDirError
-	if err := privdir.Check(dir, "state directory"); errors.As(err, &unsafe) {
+	if err := privdir.CheckNoWrite(dir, "state directory"); errors.As(err, &unsafe) {
 		c.Status, c.Detail = statusFail, err.Error()+"; ttymux refuses to write its shell start-up files there"
-		c.Fix = "set XDG_CACHE_HOME (or HOME) to a directory of yours; if it is yours, chmod 700 " + dir
+		c.Fix = "set XDG_CACHE_HOME (or HOME) to a directory of yours; if it is yours, chmod go-w " + dir
 		return c
 	}
 	d, err := existingAncestor(dir)

@@ -38,6 +38,9 @@ type UnsafeDirError struct {
 	Dir     string
 	Problem string // "is a symbolic link", "has unsafe permissions 0755", "is owned by uid 1001", …
 	UID     int    // the uid it must belong to
+	// Shared is set for a directory that may be readable by others
+	// (CheckNoWrite): only writing is reserved to its owner.
+	Shared bool
 }
 
 func (e *UnsafeDirError) Error() string {
@@ -45,8 +48,12 @@ func (e *UnsafeDirError) Error() string {
 	if what == "" {
 		what = "directory"
 	}
+	want := " with mode 0700)"
+	if e.Shared {
+		want = " that only it can write to)"
+	}
 	return what + " " + e.Dir + " " + e.Problem +
-		" (it must be a directory owned by uid " + strconv.Itoa(e.UID) + " with mode 0700)"
+		" (it must be a directory owned by uid " + strconv.Itoa(e.UID) + want
 }
 
 // Owner returns fi's uid, or -1 when the system does not say.
@@ -67,13 +74,38 @@ func Check(dir, what string) error {
 	if err != nil {
 		return err
 	}
-	return checkInfo(dir, what, fi)
+	return checkInfo(dir, what, fi, 0o077)
 }
 
-func checkInfo(dir, what string, fi fs.FileInfo) error {
+// CheckNoWrite is Check for a directory others may read but not change:
+// owned by us, not a symbolic link, and writable by nobody else (no write
+// bit for group or others). Nobody else can then create, rename or remove
+// what is in it.
+func CheckNoWrite(dir, what string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	return checkInfo(dir, what, fi, 0o022)
+}
+
+// EnsureNoWrite is Ensure with CheckNoWrite's rule for an existing
+// directory (a missing one is still created 0700).
+func EnsureNoWrite(dir, what string) error {
+	err := CheckNoWrite(dir, what)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := Ensure(dir, what); err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkInfo(dir, what string, fi fs.FileInfo, closed fs.FileMode) error {
 	uid := os.Geteuid()
 	bad := func(problem string) error {
-		return &UnsafeDirError{What: what, Dir: dir, Problem: problem, UID: uid}
+		return &UnsafeDirError{What: what, Dir: dir, Problem: problem, UID: uid, Shared: closed != 0o077}
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
@@ -84,7 +116,7 @@ func checkInfo(dir, what string, fi fs.FileInfo) error {
 	if o := Owner(fi); o != uid {
 		return bad("is owned by uid " + strconv.Itoa(o))
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+	if perm := fi.Mode().Perm(); perm&closed != 0 {
 		return bad(fmt.Sprintf("has unsafe permissions %#o", perm))
 	}
 	return nil

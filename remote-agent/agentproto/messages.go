@@ -186,6 +186,13 @@ type Reply struct {
 // Input carries bytes for the terminal.
 type Input struct{ Data []byte }
 
+// Redact, on a stream, asks the agent to overwrite the output bytes
+// [From, To) its ring still holds with '*' (line ends kept): the echo of a
+// secret the client typed. Whoever reads that output later — a restarted
+// server, a person attaching — gets the mask, not the secret (issue #14).
+// No reply; an agent that predates it skips it.
+type Redact struct{ From, To int64 }
+
 // Hello, sent before the request, asks the agent to prove that it runs as
 // the user the client expects: it must read the token file at TokenPath (a
 // 0600 file of that user's, written when the agent was installed) and
@@ -462,6 +469,10 @@ func Marshal(m any) (Type, []byte) {
 		e.u(uint64(m.Status))
 		e.str(m.Message)
 		return TypeReply, e.b
+	case Redact:
+		e.i(m.From)
+		e.i(m.To)
+		return TypeRedact, e.b
 	case Hello:
 		e.str(m.TokenPath)
 		e.bytes(m.Nonce)
@@ -575,6 +586,8 @@ func Unmarshal(f Frame) (any, error) {
 		m = Stop{Force: d.bool("force")}
 	case TypeReply:
 		m = Reply{Status: d.status(), Message: d.str("message")}
+	case TypeRedact:
+		m = Redact{From: d.i("from"), To: d.i("to")}
 	case TypeHello:
 		m = Hello{TokenPath: d.str("token path"), Nonce: d.bytes("nonce")}
 	case TypeHelloReply:
