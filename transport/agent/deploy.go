@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -31,7 +32,13 @@ func AgentsDir() string {
 	if h, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(h, ".local", "share", "ttymux", "agents")
 	}
-	return filepath.Join(os.TempDir(), "ttymux-agents")
+	// Without HOME, the password database's home; never a shared
+	// directory such as /tmp, where another user could plant the agents
+	// this user uploads and runs on remote hosts (issue #14).
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
+		return filepath.Join(u.HomeDir, ".local", "share", "ttymux", "agents")
+	}
+	return ""
 }
 
 // Targets are the hosts install.sh cross-builds the agent for, as named in
@@ -111,7 +118,7 @@ func (r *Remote) agentFor(target, uname string) (string, error) {
 		dir = AgentsDir()
 	}
 	p := filepath.Join(dir, target, "ttymux-agent")
-	if isExecutable(p) {
+	if dir != "" && isExecutable(p) {
 		return p, nil
 	}
 	if target == localTarget() {
