@@ -271,15 +271,7 @@ func lockCast(f *os.File) error {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	var lerr error
-	if err := sc.Control(func(fd uintptr) { lerr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB) }); err != nil {
-		return nil
-	}
-	if errors.Is(lerr, syscall.EWOULDBLOCK) {
+	if lerr := privdir.Flock(f, syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(lerr, syscall.EWOULDBLOCK) {
 		return errors.New("another ttymux server is writing this recording")
 	}
 	return nil

@@ -127,26 +127,9 @@ func PeerUID(c net.Conn) (int, error) {
 	return uid, nil
 }
 
-// Flock runs flock(2) on f through SyscallConn (keeping f's descriptor
-// mode: shared/STYLE.md §5, avoid (*os.File).Fd), retrying when a signal
-// interrupts it (EINTR).
-func Flock(f *os.File, how int) error {
-	raw, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := raw.Control(func(fd uintptr) {
-		for {
-			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return ferr
-}
+// Flock runs flock(2) on f, retrying on EINTR (privdir.Flock: the one
+// copy, shared with the session recorder).
+func Flock(f *os.File, how int) error { return privdir.Flock(f, how) }
 
 // Lock opens (creating, mode 0600) path and takes an exclusive flock on
 // it, polling so that ctx or timeout (whichever ends first) bounds the

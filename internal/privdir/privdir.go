@@ -29,6 +29,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // UnsafeDirError reports a directory that someone other than the current
@@ -191,4 +193,27 @@ func same(p string, data []byte) bool {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxCompare+1))
 	return err == nil && bytes.Equal(b, data)
+}
+
+// Flock runs flock(2) on f through SyscallConn (keeping f's descriptor
+// mode: shared/STYLE.md §5, avoid (*os.File).Fd), retrying when a signal
+// interrupts it (EINTR). It is the one flock of the module: the agent's pid
+// file, the clients' start lock (internal/agentsock) and the recorder's
+// lock all use it.
+func Flock(f *os.File, how int) error {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := raw.Control(func(fd uintptr) {
+		for {
+			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
 }
