@@ -3,6 +3,8 @@ package agent
 import (
 	"bufio"
 	"context"
+	"sync"
+	"syscall"
 	"errors"
 	"io"
 	"os"
@@ -28,6 +30,12 @@ type attacker struct {
 // newAttacker creates the user and starts their agent. It skips when not
 // root (usertest) or when socat is missing.
 func newAttacker(t *testing.T, agentBin string) *attacker {
+	a, _ := newAttackerLog(t, agentBin)
+	return a
+}
+
+// newAttackerLog is newAttacker, also returning their agent's log.
+func newAttackerLog(t *testing.T, agentBin string) (*attacker, *lineLog) {
 	t.Helper()
 	if _, err := exec.LookPath("socat"); err != nil {
 		t.Skip("socat not found: needed to play the attacker's relay (apt-get install socat)")
@@ -48,9 +56,50 @@ func newAttacker(t *testing.T, agentBin string) *attacker {
 		t.Fatal(err)
 	}
 	u.Chown(t, a.agent)
-	start(t, u.Command(a.agent, "serve", "--socket", a.sock))
+	log := &lineLog{changed: make(chan struct{})}
+	cmd := u.Command(a.agent, "serve", "--socket", a.sock)
+	cmd.Stderr = log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	waitFile(t, a.sock)
-	return a
+	return a, log
+}
+
+// lineLog collects a process's log and lets a test wait for a line.
+type lineLog struct {
+	mu      sync.Mutex
+	b       strings.Builder
+	changed chan struct{}
+}
+
+func (l *lineLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	close(l.changed)
+	l.changed = make(chan struct{})
+	return len(p), nil
+}
+
+func (l *lineLog) waitFor(t *testing.T, s string) {
+	t.Helper()
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	for {
+		l.mu.Lock()
+		found, ch, all := strings.Contains(l.b.String(), s), l.changed, l.b.String()
+		l.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			t.Fatalf("no %q in the log within 30s:\n%s", s, all)
+		}
+	}
 }
 
 // start runs cmd until the test ends.
@@ -238,5 +287,50 @@ func TestRemoteEvilUname(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(e.cacheDir); len(ents) != 0 {
 		t.Fatalf("cached: %v", ents)
+	}
+}
+
+// TestRemoteHijackOnReattach is the other half of issue #14's repro: a
+// running server whose link to the agent dropped (here the agent was
+// killed) keeps re-attaching; meanwhile another user took over the socket
+// directory with a relay to their agent. Each re-attach now meets the hello,
+// which their agent cannot answer: the session is never attached there and
+// nothing typed reaches them.
+func TestRemoteHijackOnReattach(t *testing.T) {
+	e := newRemoteEnv(t, "Subsystem sftp internal-sftp")
+	r := e.remote(t)
+	kc, _, err := r.Create(t.Context(), testShell(), nil)
+	if err != nil {
+		t.Fatalf("create: %v\nsshd log:\n%s", err, e.sshd.Log())
+	}
+	defer kc.Close()
+	p := startPump(t, kc)
+	if _, err := kc.Write([]byte("echo who-$(id -un)\n")); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(t, "who-root")
+	atk, log := newAttackerLog(t, e.agent)
+	// The agent dies (kill -9), its directory goes, the attacker moves in.
+	b, err := os.ReadFile(filepath.Join(e.socketDir, "agent-v1.sock.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(e.socketDir); err != nil {
+		t.Fatal(err)
+	}
+	atk.relayAsAttacker(t, e.socketDir)
+	log.waitFor(t, "hello without proof")
+	if _, err := kc.Write([]byte("echo typed-to-them\n")); err == nil {
+		t.Fatal("typing succeeded while the session is not attached to our agent")
+	}
+	if s := atk.sessions(t); len(s) != 0 {
+		t.Fatalf("the attacker's agent holds sessions: %q", s)
 	}
 }
