@@ -3,8 +3,6 @@ package agent
 import (
 	"bufio"
 	"context"
-	"sync"
-	"syscall"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
