@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Secrets typed into a session (send {secret: true}, the open_ssh password)
@@ -38,8 +39,14 @@ const (
 	maxRedactions = 1024
 )
 
-// redactState is what the search has done so far; Session.mu guards it.
+// redactState is what the search has done so far; Session.mu guards it,
+// except busy.
 type redactState struct {
+	// busy is held for a whole search and the Redacts it sends (taken
+	// before Session.mu): when redactEchoes returns, every range found in
+	// the output the log held when it was called has been sent, by this
+	// call or by the one it waited for (persist relies on it).
+	busy    sync.Mutex
 	scanned int64   // output before this offset has been searched
 	since   []int64 // per secret (as s.secrets): the output offset when it was first searched for
 	masked  int     // ranges masked so far
@@ -58,6 +65,8 @@ func minPiece(sec string) int { return max(5, (len(sec)+1)/2) }
 // session's secrets and masks them: in this server's log, and in the
 // agent's ring for a kept session.
 func (s *Session) redactEchoes() {
+	s.red.busy.Lock()
+	defer s.red.busy.Unlock()
 	s.mu.Lock()
 	end := s.ring.End()
 	if len(s.secrets) == 0 || end == s.red.scanned && len(s.red.since) == len(s.secrets) {

@@ -63,6 +63,22 @@ func TestSecretAfterRestart(t *testing.T) {
 			}
 		}
 	}
+	// The masks reach the agent as the first server reads the echoes. Wait
+	// until its log holds the readline redraw too (three redactions), then
+	// read once more: a read stores the session's state, which sends every
+	// mask still due before it returns.
+	for i := 0; ; i++ {
+		res := call(t, cs1, "read", map[string]any{"session_id": open.ID, "mode": "range", "from_line": 1, "raw": true}, nil)
+		b, _ := json.Marshal(res.StructuredContent)
+		if strings.Count(string(b), "********") >= 3 {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("the first server never saw the readline redraw: %s", b)
+		}
+		call(t, cs1, "read", map[string]any{"session_id": open.ID, "wait": true, "timeout_ms": 100}, nil)
+	}
+	call(t, cs1, "read", map[string]any{"session_id": open.ID}, nil)
 	if err := cmd1.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +92,9 @@ func TestSecretAfterRestart(t *testing.T) {
 		b, _ := json.Marshal(res.StructuredContent)
 		for _, sec := range []string{answered, typed} {
 			if p := leaks(string(b), sec); p != "" {
-				t.Fatalf("after a restart, read %v shows %q: %s", args, p, b)
+				raw := call(t, cs2, "read", map[string]any{"session_id": open.ID, "mode": "range", "from_line": 1, "raw": true}, nil)
+				rb, _ := json.Marshal(raw.StructuredContent)
+				t.Fatalf("after a restart, read %v shows %q: %s\nraw: %s", args, p, b, rb)
 			}
 		}
 		if !strings.Contains(string(b), "pw: ") {
