@@ -43,7 +43,7 @@ func TestSecretAfterRestart(t *testing.T) {
 	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": answered, "secret": true, "until": "\\$ $"}, &r)
 	// Typed ahead: the shell is busy, the terminal echoes what arrives,
 	// then readline takes it over and draws it again.
-	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": "sleep 0.5", "wait": false}, &r)
+	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": "sleep 1", "wait": false}, &r)
 	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": "true " + typed, "secret": true, "timeout_ms": 5000}, &r)
 	if p := leaks(r.Output, typed); p != "" {
 		t.Fatalf("the first server shows %q of the typed-ahead secret: %q", p, r.Output)
@@ -64,13 +64,14 @@ func TestSecretAfterRestart(t *testing.T) {
 		}
 	}
 	// The masks reach the agent as the first server reads the echoes. Wait
-	// until its log holds the readline redraw too (three redactions), then
+	// until its log holds the prompt after the typed-ahead command (the
+	// fourth end-of-command mark: so the readline redraw came before), then
 	// read once more: a read stores the session's state, which sends every
 	// mask still due before it returns.
 	for i := 0; ; i++ {
 		res := call(t, cs1, "read", map[string]any{"session_id": open.ID, "mode": "range", "from_line": 1, "raw": true}, nil)
 		b, _ := json.Marshal(res.StructuredContent)
-		if strings.Count(string(b), "********") >= 3 {
+		if strings.Count(string(b), "133;D") >= 4 {
 			break
 		}
 		if i == 100 {
