@@ -9,76 +9,30 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/internal/agentsock"
 )
 
-// SocketDir returns the per-user directory that holds the agent's socket:
-// $XDG_RUNTIME_DIR/ttymux when XDG_RUNTIME_DIR is set (a per-user tmpfs that
-// systemd-logind creates with mode 0700 and removes at logout), otherwise
-// /tmp/ttymux-<uid>, as tmux uses /tmp/tmux-<uid>.
-func SocketDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "ttymux")
-	}
-	return "/tmp/ttymux-" + strconv.Itoa(os.Geteuid())
-}
+// SocketDir returns the per-user socket directory (agentsock.Dir).
+func SocketDir() string { return agentsock.Dir() }
 
-// SocketPath returns the socket of this protocol version in dir:
-// dir/agent-v<agentproto.Version>.sock. Agents of different protocol
-// versions therefore run side by side, and a newer client never has to end
-// an older agent's sessions.
-func SocketPath(dir string) string {
-	return filepath.Join(dir, "agent-v"+strconv.Itoa(agentproto.Version)+".sock")
-}
+// SocketPath returns the socket of this protocol version in dir
+// (agentsock.Path).
+func SocketPath(dir string) string { return agentsock.Path(dir) }
 
-// UnsafeDirError reports a socket directory that PrepareDir refuses to use,
-// because someone other than the current user could replace the socket in it
-// (tmux: "directory ... has unsafe permissions").
-type UnsafeDirError struct {
-	Dir     string
-	Problem string // "is a symbolic link", "has unsafe permissions 0755", …
-}
+// UnsafeDirError reports a socket directory that PrepareDir refuses to use
+// (agentsock.UnsafeDirError).
+type UnsafeDirError = agentsock.UnsafeDirError
 
-func (e *UnsafeDirError) Error() string {
-	return "agent socket directory " + e.Dir + " " + e.Problem +
-		" (it must be a directory owned by uid " + strconv.Itoa(os.Geteuid()) + " with mode 0700)"
-}
-
-// PrepareDir creates dir with mode 0700 if it is missing, then checks it: it
-// must be a directory (not a symbolic link to one), owned by the current
-// effective uid, with no permission bits for group or others. Otherwise it
-// returns an *UnsafeDirError and leaves dir alone: fixing someone else's
-// directory is not ours to do.
-func PrepareDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("create agent socket directory: %w", err)
-		}
-		fi, err = os.Lstat(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("agent socket directory: %w", err)
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return &UnsafeDirError{Dir: dir, Problem: "is a symbolic link"}
-	case !fi.IsDir():
-		return &UnsafeDirError{Dir: dir, Problem: "is not a directory"}
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return &UnsafeDirError{Dir: dir, Problem: "is owned by uid " + strconv.Itoa(int(st.Uid))}
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return &UnsafeDirError{Dir: dir, Problem: "has unsafe permissions " + fmt.Sprintf("%#o", perm)}
-	}
-	return nil
-}
+// PrepareDir creates the socket directory with mode 0700 if it is missing,
+// then checks it (agentsock.PrepareDir): it must be a directory (not a
+// symbolic link to one), owned by the current effective uid, with no
+// permission bits for group or others. Otherwise it returns an
+// *UnsafeDirError and leaves dir alone.
+func PrepareDir(dir string) error { return agentsock.PrepareDir(dir) }
 
 // probeTimeout bounds the dial that tells a live socket from a stale one.
 const probeTimeout = time.Second
@@ -107,7 +61,7 @@ func Listen(path string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent pid file: %w", err)
 	}
-	if err := flock(pidf, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := agentsock.Flock(pidf, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		_ = pidf.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, fmt.Errorf("an agent is already running (or starting) on %s: %s is locked", path, pidf.Name())
@@ -155,24 +109,6 @@ func answers(path string) bool {
 	}
 	_ = c.Close() // only probing
 	return true
-}
-
-func flock(f *os.File, how int) error {
-	raw, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := raw.Control(func(fd uintptr) {
-		for {
-			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return ferr
 }
 
 // listener is the socket plus the pid-file lock it holds.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
@@ -151,14 +152,14 @@ func TestPeerUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	uid, err := peerUID(c)
+	uid, err := agentsock.PeerUID(c)
 	if err != nil || uid != os.Geteuid() {
 		t.Errorf("peerUID = %d, %v; want %d", uid, err, os.Geteuid())
 	}
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	if _, err := peerUID(a); err == nil {
+	if _, err := agentsock.PeerUID(a); err == nil {
 		t.Error("peerUID of a net.Pipe succeeded")
 	}
 }

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
@@ -66,6 +69,12 @@ type Options struct {
 	// IdleExit, when positive, makes Serve return once the agent has held
 	// no session and had no connection for that long. 0 means never.
 	IdleExit time.Duration
+	// Epoch, when set, is added to every session id: s1-<Epoch>, s2-<Epoch>,
+	// …. A new agent (after a crash, a kill or a reboot) then never hands
+	// out an id an earlier agent used, so a stale id cannot address
+	// someone else's session (issue #14). cmd/ttymux-agent sets a fresh
+	// NewEpoch at every start; empty means plain s1, s2, ….
+	Epoch string
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Events, when set, is called for each Event. It is a test hook (nil
@@ -73,6 +82,19 @@ type Options struct {
 	// called from the server's goroutines, possibly concurrently, and must
 	// return quickly without calling back into the Server.
 	Events func(Event)
+}
+
+// NewEpoch returns a fresh agent epoch for Options.Epoch: four random
+// characters of [0-9a-z] (1.7 million values), short enough for ids a
+// person types (s3-k9x2).
+func NewEpoch() string {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = digits[int(b[i])%len(digits)]
+	}
+	return string(b[:])
 }
 
 // Event kinds passed to Options.Events.
@@ -447,7 +469,7 @@ func (s *Server) handle(c net.Conn) {
 	defer s.wg.Done()
 	defer s.untrack(c)
 	_ = c.SetDeadline(time.Now().Add(handshakeTimeout))
-	uid, perr := peerUID(c)
+	uid, perr := agentsock.PeerUID(c)
 	// Both sides write their header first, then read the other's.
 	if err := agentproto.WriteHeader(c); err != nil {
 		s.log.Debug("write header", "err", err)
@@ -478,12 +500,23 @@ func (s *Server) handle(c net.Conn) {
 		s.log.Warn("client refused", "why", why, "request", f.Type)
 		s.event(EventRefused, "", why)
 		msg := "this agent serves uid " + strconv.Itoa(os.Geteuid()) + " only"
-		if f.Type == agentproto.TypeCreate || f.Type == agentproto.TypeAttach {
+		if f.Type == agentproto.TypeHello {
+			s.send(c, agentproto.HelloReply{Status: agentproto.StatusForbidden, Message: msg})
+		} else if f.Type == agentproto.TypeCreate || f.Type == agentproto.TypeAttach {
 			s.send(c, agentproto.AttachReply{Status: agentproto.StatusForbidden, Message: msg})
 		} else {
 			s.send(c, agentproto.Reply{Status: agentproto.StatusForbidden, Message: msg})
 		}
 		return
+	}
+	if f.Type == agentproto.TypeHello {
+		// The client wants proof that we run as its user before it sends
+		// its request (issue #14); the request follows on this connection.
+		s.send(c, s.hello(f))
+		if f, err = agentproto.ReadFrame(br, nil); err != nil {
+			s.log.Debug("read request after hello", "err", err)
+			return
+		}
 	}
 	_ = c.SetDeadline(time.Time{})
 	m, err := s.decodeRequest(f)
@@ -514,6 +547,26 @@ func (s *Server) handle(c net.Conn) {
 		}
 		s.stream(c, br, sess, sess.attach(m))
 	}
+}
+
+// hello answers a Hello: the proof that this agent can read the token file
+// the client names, which only the client's user can read.
+func (s *Server) hello(f agentproto.Frame) agentproto.HelloReply {
+	m, err := agentproto.Unmarshal(f)
+	if err != nil {
+		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: err.Error()}
+	}
+	h := m.(agentproto.Hello)
+	if len(h.Nonce) < 16 {
+		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: "hello nonce shorter than 16 bytes"}
+	}
+	tok, err := agentsock.ReadToken(h.TokenPath)
+	if err != nil {
+		s.log.Warn("hello without proof", "err", err)
+		return agentproto.HelloReply{Status: agentproto.StatusFailed, Message: err.Error()}
+	}
+	// The token is one line of text; its final newline is no part of it.
+	return agentproto.HelloReply{Status: agentproto.StatusOK, Proof: agentproto.Proof(bytes.TrimSpace(tok), h.Nonce)}
 }
 
 // listRequest stands for List, whose payload is empty.
@@ -633,6 +686,9 @@ func (s *Server) create(req agentproto.Create) (*session, agentproto.AttachReply
 	}
 	s.seq++
 	id := "s" + strconv.Itoa(s.seq)
+	if s.opts.Epoch != "" {
+		id += "-" + s.opts.Epoch
+	}
 	// Starting the child under s.mu keeps the limit exact and lets
 	// shutdown see every session; fork+exec takes about a millisecond.
 	sess, err := s.startSession(id, s.seq, req)

@@ -574,3 +574,19 @@ func (sess *session) signal(name string) {
 		sess.log.Debug("signal", "name", name, "err", err)
 	}
 }
+
+// maxRedact bounds one Redact range: a secret's echo is short.
+const maxRedact = 64 << 10
+
+// redact masks the output [from, to) the ring still holds (a secret's echo,
+// as the client found it) so that later replays carry '*' instead.
+func (sess *session) redact(from, to int64) {
+	if to-from > maxRedact || from < 0 {
+		sess.log.Debug("redact range refused", "from", from, "to", to)
+		return
+	}
+	sess.mu.Lock()
+	n := sess.ring.Mask(from, to, '*')
+	sess.mu.Unlock()
+	sess.log.Debug("output redacted", "from", from, "to", to, "bytes", n)
+}

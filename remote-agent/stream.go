@@ -150,7 +150,7 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 			continue
 		case agentproto.TypeDetach:
 			return "detach"
-		case agentproto.TypeResize, agentproto.TypeSignal, agentproto.TypeSetMeta, agentproto.TypeBreak, agentproto.TypeModem:
+		case agentproto.TypeResize, agentproto.TypeSignal, agentproto.TypeSetMeta, agentproto.TypeBreak, agentproto.TypeModem, agentproto.TypeRedact:
 		default:
 			// A newer client of the same Version may send types this
 			// agent does not know: skip them.
@@ -188,6 +188,8 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 			if !cl.queue(sess.setModem(m)) {
 				return "too many unread replies"
 			}
+		case agentproto.Redact:
+			sess.redact(m.From, m.To)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ttymux/ttymux/internal/privdir"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -38,28 +39,30 @@ func newNonce() string {
 	return hex.EncodeToString(b[:])
 }
 
-// writeShellInit writes the integration files under dir (created 0700) and
-// returns their directory. The files hold no secrets: the nonce travels in
-// the environment.
+// writeShellInit writes the integration files under dir and returns their
+// directory. The files hold no secrets (the nonce travels in the
+// environment), but bash and zsh run them: dir must be ours and writable
+// by nobody else, dir/shellinit and dir/shellinit/zsh private (created
+// 0700; either refused if another user's or open to others), and each file is kept only
+// if one no-follow open of it shows our regular file with the expected
+// content, else replaced by a new file (privdir.WriteFile). A FIFO or a
+// symbolic link planted there never reaches the shell (issue #14).
 func writeShellInit(dir string) (string, error) {
 	d := filepath.Join(dir, "shellinit")
-	if err := os.MkdirAll(filepath.Join(d, "zsh"), 0o700); err != nil {
-		return "", fmt.Errorf("create shell integration directory: %w", err)
+	if err := privdir.EnsureNoWrite(dir, "state directory"); err != nil {
+		return "", fmt.Errorf("shell integration: %w", err)
+	}
+	for _, p := range []string{d, filepath.Join(d, "zsh")} {
+		if err := privdir.Ensure(p, "state directory"); err != nil {
+			return "", fmt.Errorf("shell integration: %w", err)
+		}
 	}
 	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv"} {
 		b, err := shellinit.ReadFile(name)
 		if err != nil {
 			return "", err
 		}
-		p := filepath.Join(d, dst)
-		if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
-			continue
-		}
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, b, 0o600); err != nil {
-			return "", fmt.Errorf("write shell integration: %w", err)
-		}
-		if err := os.Rename(tmp, p); err != nil {
+		if _, err := privdir.WriteFile(filepath.Join(d, filepath.Dir(dst)), filepath.Base(dst), b); err != nil {
 			return "", fmt.Errorf("write shell integration: %w", err)
 		}
 	}

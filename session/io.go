@@ -483,14 +483,7 @@ func joinNote(a, b string) string {
 }
 
 // redact replaces every secret typed into the session with ********.
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 3 {
-			s = strings.ReplaceAll(s, sec, "********")
-		}
-	}
-	return s
-}
+func redact(s string, secrets []string) string { return redactText(s, secrets) }
 
 // ReadRequest says what Read returns.
 type ReadRequest struct {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,11 +80,7 @@ func NewManager(opts Options) *Manager {
 		opts.ReadyTimeout = 5 * time.Second
 	}
 	if opts.StateDir == "" {
-		if d, err := os.UserCacheDir(); err == nil {
-			opts.StateDir = filepath.Join(d, "ttymux")
-		} else {
-			opts.StateDir = filepath.Join(os.TempDir(), "ttymux-"+strconv.Itoa(os.Getuid()))
-		}
+		opts.StateDir = DefaultStateDir()
 	}
 	log := opts.Logger
 	if log == nil {

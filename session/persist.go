@@ -67,6 +67,7 @@ type keptConn interface {
 // persist stores the session's current metadata with the agent when it
 // changed. It is cheap: one small frame on the agent socket.
 func (s *Session) persist() {
+	s.redactEchoes() // redact.go: secrets' echoes masked here and in the agent
 	if !s.kept {
 		return
 	}

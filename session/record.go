@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ttymux/ttymux/internal/privdir"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -175,6 +176,11 @@ func createCast(o recordOptions) (*os.File, string, error) {
 		}
 		return f, path, nil
 	}
+	// Its parent (the state directory) must be private first: then nobody
+	// else can have made or replaced o.dir (issue #14).
+	if err := privdir.EnsureNoWrite(filepath.Dir(o.dir), "state directory"); err != nil {
+		return nil, "", fmt.Errorf("recordings: %w", err)
+	}
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return nil, "", fmt.Errorf("create the recordings directory: %w", err)
 	}
@@ -265,15 +271,7 @@ func lockCast(f *os.File) error {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return nil
-	}
-	var lerr error
-	if err := sc.Control(func(fd uintptr) { lerr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB) }); err != nil {
-		return nil
-	}
-	if errors.Is(lerr, syscall.EWOULDBLOCK) {
+	if lerr := privdir.Flock(f, syscall.LOCK_EX|syscall.LOCK_NB); errors.Is(lerr, syscall.EWOULDBLOCK) {
 		return errors.New("another ttymux server is writing this recording")
 	}
 	return nil

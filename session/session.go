@@ -80,6 +80,7 @@ type Session struct {
 	marked     chan struct{} // closed and replaced on a new mark or the end
 	secrets    []string
 	approved   map[string]int // one-time approvals of held lines, by lineKey (see Approve)
+	red        redactState    // how far the output was searched for their echoes (redact.go)
 	closed     bool
 	cmd        *command         // the last command sent, for read {wait: true}
 	lastScreen *screen.Snapshot // what the last diff read saw
@@ -231,6 +232,7 @@ func (s *Session) pump() {
 			s.notifyLocked()
 			s.mu.Unlock()
 			s.rec.output(p)
+			s.redactEchoes() // redact.go: a secret's echo is masked as it arrives
 		}
 		if err != nil {
 			var gap *transport.GapError

@@ -32,6 +32,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/buildinfo"
 	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
@@ -94,7 +95,7 @@ func versionString() string { return buildinfo.Version(version) }
 func newFlags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("ttymux-agent "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sock := fs.String("socket", "", "the agent's socket (default "+agent.SocketPath(agent.SocketDir())+")")
+	sock := fs.String("socket", "", "the agent's socket (default "+agentsock.Default()+")")
 	return fs, sock
 }
 
@@ -102,7 +103,7 @@ func socketOr(p string) string {
 	if p != "" {
 		return p
 	}
-	return agent.SocketPath(agent.SocketDir())
+	return agentsock.Default()
 }
 
 func serve(args []string, stdout, stderr io.Writer) int {
@@ -140,7 +141,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "ttymux-agent:", err)
 			return 1
 		}
-		if err := agent.PrepareDir(filepath.Dir(sock)); err != nil {
+		if err := agentsock.PrepareDir(filepath.Dir(sock)); err != nil {
 			fmt.Fprintln(stderr, "ttymux-agent:", err)
 			return 1
 		}
@@ -154,7 +155,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		// The log usually lives in the socket's directory: make sure it
 		// is ours and private before creating a file in it.
 		if filepath.Dir(*logFile) == filepath.Dir(sock) {
-			if err := agent.PrepareDir(filepath.Dir(sock)); err != nil {
+			if err := agentsock.PrepareDir(filepath.Dir(sock)); err != nil {
 				fmt.Fprintln(stderr, "ttymux-agent:", err)
 				return 1
 			}
@@ -180,6 +181,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		RingSize:    *ringMiB << 20,
 		MaxSessions: *maxSessions,
 		IdleExit:    *idle,
+		Epoch:       agent.NewEpoch(),
 		Logger:      log,
 	})
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

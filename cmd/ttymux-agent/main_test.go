@@ -74,7 +74,7 @@ func TestUsage(t *testing.T) {
 }
 
 // createSession starts a shell in the agent on sock and detaches.
-func createSession(t *testing.T, sock string) {
+func createSession(t *testing.T, sock string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
@@ -92,10 +92,12 @@ func createSession(t *testing.T, sock string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := agentproto.Unmarshal(f); err != nil || m.(agentproto.AttachReply).Status != agentproto.StatusCreated {
+	m, err := agentproto.Unmarshal(f)
+	if err != nil || m.(agentproto.AttachReply).Status != agentproto.StatusCreated {
 		t.Fatalf("create: %#v, %v", m, err)
 	}
 	_ = agentproto.WriteFrame(c, agentproto.TypeDetach, nil)
+	return m.(agentproto.AttachReply).Session.ID
 }
 
 // TestServeLsStop runs "serve" in the foreground, then "ls" and "stop".
@@ -114,7 +116,7 @@ func TestServeLsStop(t *testing.T) {
 	createSession(t, sock)
 
 	rc, out, errs := runCmd(t, "ls", "--socket", sock)
-	if rc != 0 || !regexp.MustCompile(`(?m)^s1 +\d+ +running.* +sh -c read x +\d+ +\d+$`).MatchString(out) {
+	if rc != 0 || !regexp.MustCompile(`(?m)^s1-[0-9a-z]{4} +\d+ +running.* +sh -c read x +\d+ +\d+$`).MatchString(out) {
 		t.Errorf("ls: %d %q %q", rc, out, errs)
 	}
 	if rc, _, errs := runCmd(t, "stop", "--socket", sock); rc != 1 || !strings.Contains(errs, "1 session(s) still running") {
@@ -232,4 +234,43 @@ func (w *watchWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+// serveOn runs "serve" on sock until the test stops it.
+func serveOn(t *testing.T, sock string) chan int {
+	t.Helper()
+	done := make(chan int, 1)
+	serveErr := &watchWriter{want: "agent serving", seen: make(chan struct{})}
+	go func() { done <- run([]string{"serve", "--socket", sock}, &bytes.Buffer{}, serveErr) }()
+	select {
+	case <-serveErr.seen:
+	case rc := <-done:
+		t.Fatalf("serve exited %d: %s", rc, serveErr)
+	case <-time.After(waitTimeout):
+		t.Fatalf("serve did not listen: %s", serveErr)
+	}
+	return done
+}
+
+// TestSessionIDsNotReused pins issue #14 finding 7: an agent started after
+// another was killed handed out s1 again, so a stale id addressed a
+// different session. Ids now carry the agent's epoch.
+func TestSessionIDsNotReused(t *testing.T) {
+	sock := filepath.Join(shortDir(t), "a.sock")
+	seen := map[string]bool{}
+	for range 3 {
+		done := serveOn(t, sock)
+		id := createSession(t, sock)
+		if !regexp.MustCompile(`^s1-[0-9a-z]{4}$`).MatchString(id) {
+			t.Fatalf("first id %q, want s1-<epoch>", id)
+		}
+		if seen[id] {
+			t.Fatalf("id %s handed out again by a new agent", id)
+		}
+		seen[id] = true
+		if rc, _, errs := runCmd(t, "stop", "--socket", sock, "--force"); rc != 0 {
+			t.Fatalf("stop: %d %s", rc, errs)
+		}
+		<-done
+	}
 }

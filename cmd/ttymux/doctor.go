@@ -26,7 +26,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
+	"github.com/ttymux/ttymux/internal/privdir"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/serial"
@@ -228,27 +231,10 @@ func parseVersion(s string) (major, minor int, ok bool) {
 	return major, minor, err1 == nil && err2 == nil
 }
 
-// findAgent looks for ttymux-agent where the server does: -agent or
-// $TTYMUX_AGENT, then beside this program, then $PATH.
-func findAgent() (path, looked string, err error) {
-	if p := os.Getenv("TTYMUX_AGENT"); p != "" {
-		if !isExecutable(p) {
-			return "", p + " ($TTYMUX_AGENT)", agent.ErrAgentNotFound
-		}
-		return p, "", nil
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "ttymux-agent")
-		if isExecutable(p) {
-			return p, "", nil
-		}
-		looked = p + " and "
-	}
-	if p, err := exec.LookPath("ttymux-agent"); err == nil {
-		return p, "", nil
-	}
-	return "", looked + "$PATH", agent.ErrAgentNotFound
-}
+// findAgent looks for ttymux-agent where the server does
+// (transport/agent.FindAgent): -agent or $TTYMUX_AGENT, then beside this
+// program, then $PATH.
+func findAgent() (string, error) { return agent.FindAgent(os.Getenv("TTYMUX_AGENT")) }
 
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
@@ -259,9 +245,11 @@ func isExecutable(p string) bool {
 // ttymux-agent, which must speak this build's protocol.
 func checkAgentBinary(ctx context.Context) check {
 	c := check{Name: "agent-binary"}
-	path, looked, err := findAgent()
+	path, err := findAgent()
 	if err != nil {
-		c.Status, c.Detail = statusFail, "ttymux-agent not found (looked for "+looked+"): open_local cannot keep sessions across restarts"
+		looked := strings.TrimPrefix(err.Error(), agent.ErrAgentNotFound.Error())
+		looked, _, _ = strings.Cut(looked, ";")
+		c.Status, c.Detail = statusFail, "ttymux-agent not found ("+strings.Trim(looked, " :")+"): open_local cannot keep sessions across restarts"
 		c.Fix = "run ./install.sh from the ttymux source tree (it installs ttymux and ttymux-agent side by side)"
 		return c
 	}
@@ -305,9 +293,8 @@ func stamped(v string) bool { return v != "devel" && v != "dev" && v != "" }
 // created on first use when its parent is writable.
 func checkSocketDir() check {
 	c := check{Name: "agent-socket-dir"}
-	dir := filepath.Dir(agent.DefaultSocket())
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	dir := agentsock.Dir()
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		parent, perr := existingAncestor(filepath.Dir(dir))
 		if perr != nil {
 			c.Status, c.Detail = statusFail, fmt.Sprintf("%s is missing and cannot be created: %v", dir, perr)
@@ -317,36 +304,23 @@ func checkSocketDir() check {
 		c.Status, c.Detail = statusOK, fmt.Sprintf("%s will be created (mode 0700) on first use under %s", dir, parent)
 		return c
 	}
-	if err != nil {
-		c.Status, c.Detail, c.Fix = statusFail, err.Error(), "check the permissions of "+filepath.Dir(dir)
-		return c
-	}
-	uid := os.Geteuid()
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		c.Status, c.Detail = statusFail, dir+" is a symbolic link"
-		c.Fix = "remove it (rm " + dir + "); ttymux recreates it as a directory"
-	case !fi.IsDir():
-		c.Status, c.Detail = statusFail, dir+" is not a directory"
-		c.Fix = "remove it (rm " + dir + "); ttymux recreates it as a directory"
-	case fileOwner(fi) != uid:
-		c.Status, c.Detail = statusFail, fmt.Sprintf("%s is owned by uid %d, not you (uid %d)", dir, fileOwner(fi), uid)
-		c.Fix = "remove it as its owner or root, or set XDG_RUNTIME_DIR to a directory of yours"
-	case fi.Mode().Perm()&0o077 != 0:
-		c.Status, c.Detail = statusFail, fmt.Sprintf("%s has unsafe permissions %#o (the agent refuses it)", dir, fi.Mode().Perm())
-		c.Fix = "chmod 700 " + dir
-	default:
+	var unsafe *agentsock.UnsafeDirError
+	switch err := agentsock.CheckDir(dir); {
+	case err == nil:
 		c.Status, c.Detail = statusOK, dir+" (mode 0700, yours)"
+	case !errors.As(err, &unsafe):
+		c.Status, c.Detail, c.Fix = statusFail, err.Error(), "check the permissions of "+filepath.Dir(dir)
+	case strings.HasPrefix(unsafe.Problem, "is owned by"):
+		c.Status, c.Detail = statusFail, err.Error()
+		c.Fix = "remove it as its owner or root, or set XDG_RUNTIME_DIR to a directory of yours"
+	case strings.HasPrefix(unsafe.Problem, "has unsafe permissions"):
+		c.Status, c.Detail = statusFail, err.Error()+"; the agent refuses it"
+		c.Fix = "chmod 700 " + dir
+	default: // a symbolic link, not a directory
+		c.Status, c.Detail = statusFail, err.Error()
+		c.Fix = "remove it (rm " + dir + "); ttymux recreates it as a directory"
 	}
 	return c
-}
-
-// fileOwner returns fi's uid, or -1 when the system does not say.
-func fileOwner(fi fs.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
 }
 
 // existingAncestor returns dir or its nearest existing ancestor, which must
@@ -373,7 +347,7 @@ func existingAncestor(dir string) (string, error) {
 // checkAgentRunning pings the agent without starting one.
 func checkAgentRunning(ctx context.Context) check {
 	c := check{Name: "agent"}
-	sock := agent.DefaultSocket()
+	sock := agentsock.Default()
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	cl := &agent.Client{Socket: sock}
@@ -612,20 +586,21 @@ func myGroups() []string {
 	return ids
 }
 
-// stateDir is where the server keeps its shell integration files, as
-// session.NewManager chooses it.
-func stateDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "ttymux")
-	}
-	return filepath.Join(os.TempDir(), "ttymux-"+strconv.Itoa(os.Getuid()))
-}
+// stateDir is where the server keeps its shell integration files
+// (session.DefaultStateDir, what session.NewManager uses).
+func stateDir() string { return session.DefaultStateDir() }
 
 // checkStateDir: the integration hook for bash and zsh is written to the
 // state directory before the shell starts.
 func checkStateDir() check {
 	c := check{Name: "state-dir"}
 	dir := stateDir()
+	var unsafe *privdir.UnsafeDirError
+	if err := privdir.CheckNoWrite(dir, "state directory"); errors.As(err, &unsafe) {
+		c.Status, c.Detail = statusFail, err.Error()+"; ttymux refuses to write its shell start-up files there"
+		c.Fix = "set XDG_CACHE_HOME (or HOME) to a directory of yours; if it is yours, chmod go-w " + dir
+		return c
+	}
 	d, err := existingAncestor(dir)
 	if err != nil {
 		c.Status, c.Detail = statusFail, fmt.Sprintf("%s is not writable: %v", dir, err)

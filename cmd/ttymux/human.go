@@ -121,12 +121,18 @@ func humanAge(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-const attachUsage = `usage: ttymux attach [--socket PATH] ID
+const attachUsage = `usage: ttymux attach [--socket PATH] [--raw] ID
 
 Put this terminal on session ID held by the local ttymux agent (see
 ttymux ls). Recent output is replayed to redraw the screen, what you type
 goes to the session, and the session follows this window's size while you
 are attached. An AI client may be driving the same session.
+
+What the session sends is filtered, as tmux does: no clipboard writes
+(OSC 52), no queries that would make this terminal type its answers into
+the session (DA, DSR, DECRQSS and other DCS requests, CSI 21 t and other
+window reports), titles stripped of control characters. --raw passes
+everything through.
 
 Detach with ctrl+] : the session keeps running. The exit status is 0 after
 a detach and the session's own exit status when it ends while attached.
@@ -138,6 +144,7 @@ func cmdAttach(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	socket := fs.String("socket", "", "the agent's socket (default: the per-user socket)")
+	raw := fs.Bool("raw", false, "pass everything the session sends to this terminal, clipboard writes and terminal queries included")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), attachUsage)
 		fs.PrintDefaults()
@@ -170,6 +177,9 @@ func cmdAttach(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		return 1
 	}
 	a := &attachment{id: id, conn: conn, size: ks.Size, stdin: stdin, stdout: stdout, stderr: stderr}
+	if !*raw {
+		a.filter = &termFilter{}
+	}
 	return a.run()
 }
 
@@ -183,6 +193,9 @@ type attachment struct {
 	stdout io.Writer
 	stderr io.Writer
 	alt    altScreen // written by copyOutput, read after it has returned
+	// filter, unless --raw, keeps clipboard writes and terminal queries
+	// from the session away from the person's terminal (copyOutput only).
+	filter *termFilter
 }
 
 // inputResult is how the stdin copier ended.
@@ -326,11 +339,17 @@ func (a *attachment) followSize(tty *terminal) bool {
 // returns that error (io.EOF when the session ended).
 func (a *attachment) copyOutput() error {
 	buf := make([]byte, 32<<10)
+	var filtered []byte
 	for {
 		n, err := a.conn.Read(buf)
 		if n > 0 {
 			a.alt.Write(buf[:n])
-			if _, werr := a.stdout.Write(buf[:n]); werr != nil {
+			out := buf[:n]
+			if a.filter != nil {
+				filtered = a.filter.filter(filtered[:0], out)
+				out = filtered
+			}
+			if _, werr := a.stdout.Write(out); len(out) > 0 && werr != nil {
 				return fmt.Errorf("write to the terminal: %w", werr)
 			}
 		}

@@ -46,12 +46,15 @@ const (
 	TypeLink        Type = 18 // A→C: a serial session's device went away or came back
 	TypeBreak       Type = 19 // C→A: send a line BREAK on a serial session
 	TypeModem       Type = 20 // C→A: set a serial session's DTR or RTS line
+	TypeHello       Type = 21 // C→A: before the request, ask the agent to prove it is the user's
+	TypeHelloReply  Type = 22 // A→C: the proof (or why there is none)
+	TypeRedact      Type = 23 // C→A: mask a range of the session's output (a secret's echo)
 )
 
 func (t Type) String() string {
 	names := [...]string{"", "Create", "Attach", "AttachReply", "List", "ListReply", "Input", "Output",
 		"Resize", "Signal", "Detach", "Exit", "Foreground", "SetMeta", "Kill", "Reply", "Stop", "Gap",
-		"Link", "Break", "Modem"}
+		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact"}
 	if int(t) < len(names) && names[t] != "" {
 		return names[t]
 	}

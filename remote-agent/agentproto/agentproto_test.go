@@ -57,6 +57,10 @@ var messages = []struct {
 	{"stop", Stop{Force: true}, TypeStop},
 	{"reply", Reply{Status: StatusBusy, Message: "2 sessions running"}, TypeReply},
 	{"reply unsupported", Reply{Status: StatusUnsupported, Message: "this device has no DTR line (a pseudo-terminal?)"}, TypeReply},
+	{"redact", Redact{From: 10, To: 1 << 33}, TypeRedact},
+	{"hello", Hello{TokenPath: "/home/u/.cache/ttymux/agent/v1/agent.token", Nonce: []byte("0123456789abcdef")}, TypeHello},
+	{"hello reply", HelloReply{Status: StatusOK, Proof: []byte("proof")}, TypeHelloReply},
+	{"hello refused", HelloReply{Status: StatusFailed, Message: "permission denied"}, TypeHelloReply},
 }
 
 // TestRoundTrip marshals every message, frames it, reads the frame back and
@@ -326,7 +330,7 @@ func TestTypesNeverRenumbered(t *testing.T) {
 	want := map[Type]byte{TypeCreate: 1, TypeAttach: 2, TypeAttachReply: 3, TypeList: 4, TypeListReply: 5,
 		TypeInput: 6, TypeOutput: 7, TypeResize: 8, TypeSignal: 9, TypeDetach: 10, TypeExit: 11,
 		TypeForeground: 12, TypeSetMeta: 13, TypeKill: 14, TypeReply: 15, TypeStop: 16, TypeGap: 17,
-		TypeLink: 18, TypeBreak: 19, TypeModem: 20}
+		TypeLink: 18, TypeBreak: 19, TypeModem: 20, TypeHello: 21, TypeHelloReply: 22, TypeRedact: 23}
 	for typ, n := range want {
 		if byte(typ) != n {
 			t.Errorf("%s = %d, want %d", typ, typ, n)
@@ -357,4 +361,18 @@ func TestMarshalPanicsOnUnknown(t *testing.T) {
 func payloadOf(m any, drop int) []byte {
 	_, p := Marshal(m)
 	return p[:len(p)-drop]
+}
+
+// TestProof: the proof depends on the token and the nonce, and checks only
+// against the same pair (issue #14: a relay without the token cannot make
+// it, and one proof is no good for another nonce).
+func TestProof(t *testing.T) {
+	tok, n1, n2 := []byte("secret-token"), []byte("nonce-one-16byte"), []byte("nonce-two-16byte")
+	p := Proof(tok, n1)
+	if !ProofOK(tok, n1, p) {
+		t.Fatal("proof does not check")
+	}
+	if ProofOK(tok, n2, p) || ProofOK([]byte("other"), n1, p) || ProofOK(tok, n1, nil) {
+		t.Fatal("a proof checks against another nonce or token")
+	}
 }

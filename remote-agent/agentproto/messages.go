@@ -1,6 +1,8 @@
 package agentproto
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 )
@@ -183,6 +185,50 @@ type Reply struct {
 
 // Input carries bytes for the terminal.
 type Input struct{ Data []byte }
+
+// Redact, on a stream, asks the agent to overwrite the output bytes
+// [From, To) its ring still holds with '*' (line ends kept): the echo of a
+// secret the client typed. Whoever reads that output later — a restarted
+// server, a person attaching — gets the mask, not the secret (issue #14).
+// No reply; an agent that predates it skips it.
+type Redact struct{ From, To int64 }
+
+// Hello, sent before the request, asks the agent to prove that it runs as
+// the user the client expects: it must read the token file at TokenPath (a
+// 0600 file of that user's, written when the agent was installed) and
+// answer Proof(token, Nonce). Another user's agent, or a relay to one,
+// cannot read the file (issue #14). Nonce is at least 16 random bytes.
+type Hello struct {
+	TokenPath string
+	Nonce     []byte
+}
+
+// HelloReply answers Hello: StatusOK with Proof, or StatusFailed with a
+// Message saying why there is none (the token file cannot be read). The
+// connection then continues with the request.
+type HelloReply struct {
+	Status  Status
+	Message string
+	Proof   []byte
+}
+
+// proofLabel separates these proofs from any other use of the token.
+const proofLabel = "ttymux-agent hello proof v1\x00"
+
+// Proof is what an agent that read token answers to a Hello with nonce:
+// HMAC-SHA256 keyed with the token over proofLabel and the nonce. It
+// reveals nothing about the token to whoever relays it.
+func Proof(token, nonce []byte) []byte {
+	m := hmac.New(sha256.New, token)
+	m.Write([]byte(proofLabel))
+	m.Write(nonce)
+	return m.Sum(nil)
+}
+
+// ProofOK reports, in constant time, whether proof is Proof(token, nonce).
+func ProofOK(token, nonce, proof []byte) bool {
+	return hmac.Equal(Proof(token, nonce), proof)
+}
 
 // enc appends fields.
 type enc struct{ b []byte }
@@ -423,6 +469,19 @@ func Marshal(m any) (Type, []byte) {
 		e.u(uint64(m.Status))
 		e.str(m.Message)
 		return TypeReply, e.b
+	case Redact:
+		e.i(m.From)
+		e.i(m.To)
+		return TypeRedact, e.b
+	case Hello:
+		e.str(m.TokenPath)
+		e.bytes(m.Nonce)
+		return TypeHello, e.b
+	case HelloReply:
+		e.u(uint64(m.Status))
+		e.str(m.Message)
+		e.bytes(m.Proof)
+		return TypeHelloReply, e.b
 	}
 	panic(fmt.Sprintf("agentproto: cannot marshal %T", m))
 }
@@ -527,6 +586,12 @@ func Unmarshal(f Frame) (any, error) {
 		m = Stop{Force: d.bool("force")}
 	case TypeReply:
 		m = Reply{Status: d.status(), Message: d.str("message")}
+	case TypeRedact:
+		m = Redact{From: d.i("from"), To: d.i("to")}
+	case TypeHello:
+		m = Hello{TokenPath: d.str("token path"), Nonce: d.bytes("nonce")}
+	case TypeHelloReply:
+		m = HelloReply{Status: d.status(), Message: d.str("message"), Proof: d.bytes("proof")}
 	default:
 		return nil, fmt.Errorf("%w: unknown message type %d", ErrBadFrame, f.Type)
 	}

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"path/filepath"
+	"os"
 	"syscall"
 	"time"
+
+	"github.com/ttymux/ttymux/internal/agentsock"
 
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/transport"
@@ -40,6 +42,11 @@ type Client struct {
 	// Create then never starts an agent, and Socket, AgentPath and
 	// StartArgs are unused.
 	Dial func(ctx context.Context) (net.Conn, error)
+
+	// dialLink, when set, replaces Dial and the header exchange: Remote
+	// makes the whole link itself, proving the agent is the SSH user's
+	// before handing it over.
+	dialLink func(ctx context.Context) (*link, error)
 }
 
 var _ transport.Keeper = (*Client)(nil)
@@ -132,14 +139,22 @@ func absent(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// connect makes one attempt: check the directory, dial, exchange headers.
+// connect makes one attempt: check the directory and the socket, dial,
+// check that the agent listening runs as us, exchange headers.
 func connect(ctx context.Context, sock string) (*link, error) {
-	if err := checkDir(filepath.Dir(sock)); err != nil {
+	if err := agentsock.CheckSocket(sock); err != nil {
 		return nil, err
 	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
+		return nil, err
+	}
+	if uid, err := agentsock.PeerUID(nc); err != nil || uid != os.Geteuid() {
+		_ = nc.Close() // not ours to talk to
+		if err == nil {
+			err = fmt.Errorf("the process listening on %s runs as uid %d, not %d: refusing to use it", sock, uid, os.Geteuid())
+		}
 		return nil, err
 	}
 	return handshake(ctx, nc)
@@ -261,7 +276,7 @@ func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id s
 // dial connects to a running agent; with none running it fails with
 // ErrNoAgent.
 func (c *Client) dial(ctx context.Context) (*link, error) {
-	if c.Dial != nil {
+	if c.Dial != nil || c.dialLink != nil {
 		return c.dialFunc(ctx)
 	}
 	sock := c.socket()
@@ -356,7 +371,7 @@ func (c *Client) Stop(ctx context.Context, force bool) error {
 	if err != nil {
 		return fmt.Errorf("stop agent: %w", err)
 	}
-	if c.Dial != nil {
+	if c.Dial != nil || c.dialLink != nil {
 		return nil // not a local socket to watch
 	}
 	return c.waitGone(ctx)
@@ -518,6 +533,9 @@ func keptSession(si agentproto.SessionInfo) transport.KeptSession {
 
 // dialFunc connects through c.Dial and exchanges headers.
 func (c *Client) dialFunc(ctx context.Context) (*link, error) {
+	if c.dialLink != nil {
+		return c.dialLink(ctx)
+	}
 	nc, err := c.Dial(ctx)
 	if err != nil {
 		return nil, err

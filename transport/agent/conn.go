@@ -313,6 +313,14 @@ func (c *Conn) SetMeta(meta []byte) error {
 	return c.sendAsking(t, p, nil)
 }
 
+// Redact asks the agent to mask the session's output [from, to) in its
+// ring (a secret's echo), so that later replays carry '*' instead of it.
+// There is no reply; an agent that predates Redact skips it.
+func (c *Conn) Redact(from, to int64) error {
+	t, p := agentproto.Marshal(agentproto.Redact{From: from, To: to})
+	return c.send(t, p)
+}
+
 // Foreground returns the foreground process the agent last reported. It
 // is an error until the first report has been read.
 func (c *Conn) Foreground() (transport.Foreground, error) {

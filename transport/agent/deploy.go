@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/pkg/sftp"
@@ -32,7 +34,13 @@ func AgentsDir() string {
 	if h, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(h, ".local", "share", "ttymux", "agents")
 	}
-	return filepath.Join(os.TempDir(), "ttymux-agents")
+	// Without HOME, the password database's home; never a shared
+	// directory such as /tmp, where another user could plant the agents
+	// this user uploads and runs on remote hosts (issue #14).
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) {
+		return filepath.Join(u.HomeDir, ".local", "share", "ttymux", "agents")
+	}
+	return ""
 }
 
 // Targets are the hosts install.sh cross-builds the agent for, as named in
@@ -70,7 +78,25 @@ func hostTarget(uname, elf string) (string, error) {
 	default:
 		arch = machine
 	}
-	return osName + "-" + arch, nil
+	t := osName + "-" + arch
+	if !knownTarget(t) {
+		// Only a name from the fixed list ever becomes part of a local
+		// path: the host's answer is not to be trusted (issue #14: a
+		// `uname` of "Linux /../../x/evilpick" picked the file to upload).
+		return "", fmt.Errorf("%w (%w): the host reports %q, a system ttymux builds no agent for (it builds %s); use open_ssh without persistent there",
+			ErrUnsupportedHost, ErrAgentNotFound, truncate(uname, 100), strings.Join(Targets, ", "))
+	}
+	return t, nil
+}
+
+// ErrUnsupportedHost means the host's system is not one ttymux builds an
+// agent for. Nothing is uploaded or cached.
+var ErrUnsupportedHost = errors.New("unsupported host")
+
+// knownTarget reports whether t is one of Targets or this machine's own
+// system (served by the agent installed beside ttymux).
+func knownTarget(t string) bool {
+	return slices.Contains(Targets, t) || t == localTarget()
 }
 
 // localTarget names the machine ttymux runs on, as hostTarget would.
@@ -82,14 +108,19 @@ func localTarget() string {
 	return runtime.GOOS + "-" + arch
 }
 
-// agentFor finds the agent binary to upload for target.
+// agentFor finds the agent binary to upload for target, which must be a
+// known target.
 func (r *Remote) agentFor(target, uname string) (string, error) {
+	if !knownTarget(target) {
+		return "", fmt.Errorf("%w (%w): host %s reports %q (%s), a system ttymux builds no agent for (it builds %s); use open_ssh without persistent there",
+			ErrUnsupportedHost, ErrAgentNotFound, r.Host, truncate(uname, 100), target, strings.Join(Targets, ", "))
+	}
 	dir := r.Agents
 	if dir == "" {
 		dir = AgentsDir()
 	}
 	p := filepath.Join(dir, target, "ttymux-agent")
-	if isExecutable(p) {
+	if dir != "" && isExecutable(p) {
 		return p, nil
 	}
 	if target == localTarget() {
@@ -129,6 +160,13 @@ type probe struct {
 	started bool
 	// target names the host's system (hostTarget).
 	target string
+	// tokenPath is the per-install token next to the agent (0600), token
+	// its content: the agent proves it can read it in every hello.
+	tokenPath string
+	token     string
+	// unsafe, when set, says why the socket directory or the socket on the
+	// host is not the SSH user's own: nothing may be sent there.
+	unsafe string
 }
 
 func (p probe) agent() string { return p.dir + "/ttymux-agent" }
@@ -146,6 +184,16 @@ func shPath(p string) string { return transfer.ShellPath(p) }
 // host has (shared with the file transfers).
 const sumFunc = transfer.SumFunc
 
+// chkFunc defines ttymux_chk TYPE PATH, which prints "unsafe=PATH PROBLEM"
+// when PATH exists and is not a TYPE (d: directory, s: socket) owned by the
+// user running it, or is a directory open to group or others. It reads
+// `ls -ldn` (POSIX): mode, links, uid.
+const chkFunc = `ttymux_chk() { [ -e "$2" ] || [ -L "$2" ] || return 0; set -- "$1" "$2" $(ls -ldn "$2" 2>/dev/null); ` +
+	`case $3 in l*) echo "unsafe=$2 is a symbolic link"; return;; esac; ` +
+	`case $3 in "$1"*) ;; *) if [ "$1" = d ]; then echo "unsafe=$2 is not a directory"; else echo "unsafe=$2 is not a socket"; fi; return;; esac; ` +
+	`[ "$5" = "$(id -u)" ] || { echo "unsafe=$2 is owned by uid $5, not $(id -u)"; return; }; ` +
+	`[ "$1" = d ] || return 0; case $3 in d???------*) ;; *) echo "unsafe=$2 has unsafe permissions $3";; esac; }; `
+
 // probeScript returns the one command that describes the host and prepares
 // the install directory. When the installed agent's sha256 is want (the
 // agent this client would upload for the host it expects), it also starts
@@ -161,12 +209,19 @@ func (r *Remote) probeScript(want string) string {
 	}
 	start := ""
 	if want != "" {
-		start = `[ "$h" = ` + shq(want) + ` ] && "$d/ttymux-agent" serve --detach --socket "$s/agent-v` + protocolVersion() + `.sock" >/dev/null && echo started=1; `
+		start = `[ -z "$u" ] && [ "$h" = ` + shq(want) + ` ] && "$d/ttymux-agent" serve --detach --socket "$s/agent-v` + protocolVersion() + `.sock" >/dev/null && echo started=1; `
 	}
-	return "umask 077; " + sumFunc +
+	return "umask 077; " + sumFunc + chkFunc +
 		`d=` + shPath(path.Join(dir, r.versionDir())) + `; s=` + sock + `; ` +
 		`mkdir -p "$d" && cd "$d" && d=$(pwd -P) || exit 1; ` +
 		`echo "uname=$(uname -sm)"; echo "dir=$d"; echo "socket=$s/agent-v` + protocolVersion() + `.sock"; ` +
+		// The socket directory and the socket must be the SSH user's own
+		// before anything connects there (issue #14).
+		`u=$(ttymux_chk d "$s"; ttymux_chk s "$s/agent-v` + protocolVersion() + `.sock"); [ -n "$u" ] && echo "$u"; ` +
+		// The per-install token: made once from the random line on stdin,
+		// 0600 (umask), read back by whoever deploys.
+		`IFS= read -r t || :; tf="$d/agent.token"; if [ -L "$tf" ] || [ ! -s "$tf" ]; then rm -f "$tf"; (set -C; printf '%s\n' "$t" > "$tf") || exit 1; fi; chmod 600 "$tf"; ` +
+		`echo "tokenpath=$tf"; echo "token=$(cat "$tf")"; ` +
 		`case $(uname -m) in mips*) echo "elf=$(od -An -tx1 -j5 -N1 /bin/sh 2>/dev/null)";; esac; ` +
 		`command -v sha256sum >/dev/null 2>&1 || command -v shasum >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 || echo nosum=1; ` +
 		`h=; [ -f "$d/ttymux-agent" ] && h=$(ttymux_sum "$d/ttymux-agent") && echo "sum=$h"; ` + start + `exit 0`
@@ -195,9 +250,17 @@ func parseProbe(out string) (probe, error) {
 			p.noSum = true
 		case "started":
 			p.started = true
+		case "tokenpath":
+			p.tokenPath = v
+		case "token":
+			p.token = strings.TrimSpace(v)
+		case "unsafe":
+			if p.unsafe == "" {
+				p.unsafe = v
+			}
 		}
 	}
-	if p.uname == "" || p.dir == "" || p.socket == "" {
+	if p.uname == "" || p.dir == "" || p.socket == "" || (p.unsafe == "" && (p.tokenPath == "" || p.token == "")) {
 		return p, fmt.Errorf("unexpected answer from the host's shell: %q", truncate(out, 300))
 	}
 	return p, nil
@@ -262,13 +325,16 @@ func (r *Remote) deploy(ctx context.Context, c *ssh.Client) (probe, error) {
 	if local, err := r.agentFor(guess, ""); err == nil {
 		want, _, _ = fileSum(local)
 	}
-	out, stderr, err := run(ctx, c, r.probeScript(want), nil)
+	out, stderr, err := run(ctx, c, r.probeScript(want), strings.NewReader(newToken()+"\n"))
 	if err != nil {
 		return probe{}, &RemoteError{Host: r.Host, Step: "probe", Err: err, Stderr: stderr}
 	}
 	p, err := parseProbe(out)
 	if err != nil {
 		return p, &RemoteError{Host: r.Host, Step: "probe", Err: err, Stderr: stderr}
+	}
+	if p.unsafe != "" {
+		return p, r.unsafeError(p.unsafe)
 	}
 	target, err := hostTarget(p.uname, p.elf)
 	if err != nil {
@@ -312,6 +378,13 @@ func (r *Remote) deploy(ctx context.Context, c *ssh.Client) (probe, error) {
 		return p, &RemoteError{Host: r.Host, Step: "start", Err: err, Stderr: stderr}
 	}
 	return p, nil
+}
+
+// newToken returns a fresh per-install token: 32 random bytes in hex.
+func newToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func randomHex() string {

@@ -14,11 +14,9 @@ func TestHostTarget(t *testing.T) {
 		{"Linux i686", "", "linux-386"},
 		{"Linux riscv64", "", "linux-riscv64"},
 		{"Linux mips", " 01", "linux-mipsle"},
-		{"Linux mips", " 02", "linux-mips"},
 		{"Darwin arm64", "", "darwin-arm64"},
 		{"Darwin x86_64", "", "darwin-amd64"},
 		{"FreeBSD amd64", "", "freebsd-amd64"},
-		{"Linux armv6l", "", "linux-armv6l"},
 	} {
 		got, err := hostTarget(c.uname, c.elf)
 		if err != nil || got != c.want {
@@ -27,6 +25,29 @@ func TestHostTarget(t *testing.T) {
 	}
 	if _, err := hostTarget("", ""); err == nil {
 		t.Error("empty uname accepted")
+	}
+}
+
+// TestHostTargetUnsupported pins issue #14 finding 6: the host's `uname`
+// answer never becomes a path. Anything but a known os-arch pair is an
+// "unsupported host" error, so nothing is picked, uploaded or cached.
+func TestHostTargetUnsupported(t *testing.T) {
+	for _, c := range []struct{ uname, elf string }{
+		{"Linux /../../x/evilpick", ""},
+		{"Linux ../../../../tmp/evil", ""},
+		{"../.. x86_64", ""},
+		{"Linux mips", " 02"}, // big-endian MIPS: not built
+		{"Linux armv6l", ""},
+		{"Plan9 x86_64", ""},
+	} {
+		got, err := hostTarget(c.uname, c.elf)
+		if !errors.Is(err, ErrUnsupportedHost) || !strings.Contains(err.Error(), "unsupported host") {
+			t.Errorf("hostTarget(%q, %q) = %q, %v; want an unsupported host error", c.uname, c.elf, got, err)
+		}
+	}
+	r := &Remote{Host: "evil", Agents: t.TempDir()}
+	if _, err := r.agentFor("linux-/../../x/evilpick", "Linux /../../x/evilpick"); !errors.Is(err, ErrUnsupportedHost) {
+		t.Errorf("agentFor of a made-up target = %v", err)
 	}
 }
 

@@ -22,9 +22,16 @@
 // ErrNoAgent), List as no sessions, Ping and Stop as ErrNoAgent.
 //
 // Before dialling, the socket's directory must be ours and closed to
-// group and others (mode 0700, as tmux insists); otherwise the Client
-// refuses with an *UnsafeDirError naming it. The agent in turn checks our
-// uid on the socket (SO_PEERCRED).
+// group and others (mode 0700, as tmux insists) and the socket ours;
+// otherwise the Client refuses with an *UnsafeDirError naming it. After
+// dialling, the process listening must run as us (SO_PEERCRED). The agent
+// in turn checks our uid. These rules live in internal/agentsock.
+//
+// A Remote (remote.go) cannot see who listens on a remote socket, so it
+// checks the socket's directory and the socket in the probe exec and in the
+// bridge, and on every connection has the agent prove, with a Hello, that
+// it can read the per-install token only the SSH user can read
+// (*NotYoursError, *UnsafeSocketError otherwise; issue #14).
 //
 // The package owns the connections it makes and the short-lived starter
 // process. It does not own the agent (which outlives every client), the

@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,15 +12,17 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
+	"github.com/ttymux/ttymux/internal/privdir"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/transport"
 )
@@ -147,27 +151,39 @@ func (r *Remote) Deploy(ctx context.Context) error {
 	return nil
 }
 
-// dial connects to the agent's socket through the SSH connection. An agent
-// that no longer answers (the host rebooted, someone stopped it) is
-// started again, once.
-func (r *Remote) dial(ctx context.Context) (net.Conn, error) {
+// dial connects to the agent's socket through the SSH connection,
+// exchanges headers and has the agent prove it is the SSH user's own
+// (prove) before the caller sends anything. An agent that no longer
+// answers (the host rebooted, someone stopped it) is started again, once;
+// one that cannot prove itself makes us ask the host again (the probe
+// checks the socket directory and names what is wrong), once.
+func (r *Remote) dial(ctx context.Context) (*link, error) {
 	for attempt := 0; ; attempt++ {
 		l, p, err := r.ensure(ctx, attempt > 0)
 		if err != nil {
 			return nil, err
 		}
 		nc, err := r.open(ctx, l, p)
-		if err == nil {
-			return nc, nil
+		if err != nil {
+			l.Release()
+		} else {
+			var lk *link
+			if lk, err = handshake(ctx, nc); err == nil {
+				if err = r.prove(ctx, lk, p); err == nil {
+					return lk, nil
+				}
+				_ = lk.nc.Close() // not ours: nothing more goes there
+			}
 		}
-		l.Release()
 		r.mu.Lock()
 		cached := r.cached
 		r.mu.Unlock()
-		if attempt > 0 || ctx.Err() != nil || (!noAgent(err) && !cached) {
+		var nye *NotYoursError
+		retry := noAgent(err) || cached || errors.As(err, &nye)
+		if attempt > 0 || ctx.Err() != nil || !retry {
 			return nil, fmt.Errorf("reach the ttymux agent on %s: %w", r.Host, err)
 		}
-		r.logger().Info("remote agent does not answer; starting it", "host", r.Host, "err", err)
+		r.logger().Info("remote agent does not answer as ours; asking the host again", "host", r.Host, "err", err)
 	}
 }
 
@@ -175,6 +191,75 @@ func (r *Remote) dial(ctx context.Context) (net.Conn, error) {
 func noAgent(err error) bool { return errors.Is(err, errBridgeNoAgent) }
 
 var errBridgeNoAgent = errors.New("no agent answers on the socket")
+
+// NotYoursError means that what answered on the agent's socket on a remote
+// host did not prove it runs as the SSH user (issue #14): another user's
+// agent, or a relay to one, or an agent too old to prove anything. Nothing
+// but the hello was sent to it.
+type NotYoursError struct {
+	Host, Socket string
+	Why          string
+}
+
+func (e *NotYoursError) Error() string {
+	return "the agent answering on " + e.Host + ":" + e.Socket + " did not prove it is the SSH user's own (" + e.Why +
+		"): it may be another user's; nothing was sent to it. On the host, as the SSH user, run `ttymux-agent stop --socket " +
+		e.Socket + "` if it is an older agent of yours, or remove the socket's directory as its owner or root"
+}
+
+// UnsafeSocketError means the agent's socket directory or socket on a
+// remote host is not the SSH user's own, so whatever listens there could
+// be another user's (issue #14). Nothing was sent to it.
+type UnsafeSocketError struct {
+	Host    string
+	Problem string // "/tmp/ttymux-0 is owned by uid 1001, not 0", …
+}
+
+func (e *UnsafeSocketError) Error() string {
+	return "agent socket on " + e.Host + " is not safe to use: " + e.Problem +
+		" (the directory must be owned by the SSH user with mode 0700, the socket owned by the SSH user); another user may have made it, so nothing was sent there; remove it as its owner or root"
+}
+
+func (r *Remote) unsafeError(problem string) error {
+	return &UnsafeSocketError{Host: r.Host, Problem: problem}
+}
+
+// prove sends a Hello naming the per-install token and a fresh nonce, and
+// checks the agent's proof: only a process running as the SSH user (or
+// root) can read the token, so a relay to another user's agent cannot
+// answer. It runs before any request on every connection, first attach
+// and re-attach alike.
+func (r *Remote) prove(ctx context.Context, l *link, p probe) error {
+	if p.tokenPath == "" || p.token == "" {
+		return &NotYoursError{Host: r.Host, Socket: p.socket, Why: "no install token is known for this host"}
+	}
+	nonce := make([]byte, 32)
+	_, _ = rand.Read(nonce)
+	var m any
+	err := l.guard(ctx, func() error {
+		var err error
+		if err = l.send(agentproto.Hello{TokenPath: p.tokenPath, Nonce: nonce}); err == nil {
+			m, err = l.reply(agentproto.TypeHelloReply)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	switch m := m.(type) {
+	case agentproto.HelloReply:
+		if m.Status != agentproto.StatusOK {
+			return &NotYoursError{Host: r.Host, Socket: p.socket, Why: "it could not read " + p.tokenPath + ": " + m.Message}
+		}
+		if !agentproto.ProofOK([]byte(p.token), nonce, m.Proof) {
+			return &NotYoursError{Host: r.Host, Socket: p.socket, Why: "its proof of " + p.tokenPath + " is wrong"}
+		}
+		return nil
+	case agentproto.Reply:
+		return &NotYoursError{Host: r.Host, Socket: p.socket, Why: "it does not know the hello (" + m.Status.String() + ": " + m.Message + ")"}
+	}
+	return fmt.Errorf("%w: unexpected answer to hello", agentproto.ErrBadFrame)
+}
 
 // open makes the byte stream to the agent over l, which it takes over.
 func (r *Remote) open(ctx context.Context, l SSHLink, p probe) (net.Conn, error) {
@@ -224,6 +309,8 @@ func (r *Remote) openBridge(ctx context.Context, l SSHLink, p probe) (net.Conn, 
 		_ = s.Close()
 		return nil, err
 	}
+	stderr := &lockedBuffer{}
+	s.Stderr = stderr
 	if err := s.Start(shq(p.agent()) + " bridge --socket " + shq(p.socket)); err != nil {
 		_ = s.Close()
 		return nil, err
@@ -236,10 +323,19 @@ func (r *Remote) openBridge(ctx context.Context, l SSHLink, p probe) (net.Conn, 
 	select {
 	case err := <-first:
 		if err != nil {
-			_ = s.Close()
 			if err == io.EOF {
+				// The bridge exits 3 when the socket or its directory is
+				// not ours (cmd/ttymux-agent, exitUnsafe), 1 with no agent.
+				werr := waitBounded(s, 5*time.Second)
+				_ = s.Close()
+				var ee *ssh.ExitError
+				if errors.As(werr, &ee) && ee.ExitStatus() == 3 {
+					msg := strings.TrimPrefix(strings.TrimSpace(stderr.String()), "ttymux-agent bridge: ")
+					return nil, r.unsafeError(msg)
+				}
 				return nil, errBridgeNoAgent
 			}
+			_ = s.Close()
 			return nil, err
 		}
 	case <-ctx.Done():
@@ -251,6 +347,43 @@ func (r *Remote) openBridge(ctx context.Context, l SSHLink, p probe) (net.Conn, 
 		io.Reader
 		io.WriteCloser
 	}{br, w}, s, l), nil
+}
+
+// waitBounded waits for an exec session to end, for at most d.
+func waitBounded(s *ssh.Session, d time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		_ = s.Close() // wakes Wait
+		return <-done
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that x/crypto's stderr copier may write
+// while we read it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b.Len() > 4096 {
+		return len(p), nil // enough to explain
+	}
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // peekReader reads one byte ahead so a caller can tell an empty stream
@@ -331,8 +464,8 @@ func (p *pipeConn) Close() error {
 func (r *Remote) agentClient() *Client {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.client.Dial == nil {
-		r.client = Client{Dial: r.dial, Logger: r.Logger}
+	if r.client.dialLink == nil {
+		r.client = Client{dialLink: r.dial, Logger: r.Logger}
 	}
 	return &r.client
 }
@@ -418,10 +551,12 @@ func (r *Remote) Stop(ctx context.Context, force bool) error {
 
 // cacheEntry is what CacheDir keeps per host and version.
 type cacheEntry struct {
-	Target string `json:"target"`
-	Dir    string `json:"dir"`
-	Socket string `json:"socket"`
-	Bridge bool   `json:"bridge,omitempty"`
+	Target    string `json:"target"`
+	Dir       string `json:"dir"`
+	Socket    string `json:"socket"`
+	Bridge    bool   `json:"bridge,omitempty"`
+	TokenPath string `json:"token_path"`
+	Token     string `json:"token"`
 }
 
 func (r *Remote) cacheFile() string {
@@ -438,15 +573,20 @@ func (r *Remote) loadCache() {
 	if f == "" {
 		return
 	}
-	b, err := os.ReadFile(f)
+	// The entry holds the host's agent token: only a private directory of
+	// ours is trusted (issue #14).
+	if privdir.Check(filepath.Dir(f), "remote-agent cache directory") != nil {
+		return
+	}
+	b, err := agentsock.ReadToken(f) // a regular 0600 file of ours, not a link
 	if err != nil {
 		return
 	}
 	var e cacheEntry
-	if json.Unmarshal(b, &e) != nil || e.Dir == "" || e.Socket == "" {
+	if json.Unmarshal(b, &e) != nil || e.Dir == "" || e.Socket == "" || e.TokenPath == "" || e.Token == "" {
 		return
 	}
-	r.deployed = &probe{dir: e.Dir, socket: e.Socket, target: e.Target}
+	r.deployed = &probe{dir: e.Dir, socket: e.Socket, target: e.Target, tokenPath: e.TokenPath, token: e.Token}
 	r.bridge, r.lastTarget, r.cached = e.Bridge, e.Target, true
 }
 
@@ -457,12 +597,10 @@ func (r *Remote) saveCache(p probe) {
 	if f == "" {
 		return
 	}
-	b, _ := json.Marshal(cacheEntry{Target: p.target, Dir: p.dir, Socket: p.socket, Bridge: r.bridge})
-	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+	b, _ := json.Marshal(cacheEntry{Target: p.target, Dir: p.dir, Socket: p.socket, Bridge: r.bridge, TokenPath: p.tokenPath, Token: p.token})
+	if err := privdir.Ensure(filepath.Dir(f), "remote-agent cache directory"); err != nil {
+		r.logger().Warn("not caching where the host's agent is", "host", r.Host, "err", err)
 		return
 	}
-	tmp := f + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, f)
-	}
+	_, _ = privdir.WriteFile(filepath.Dir(f), filepath.Base(f), b)
 }

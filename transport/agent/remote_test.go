@@ -47,7 +47,7 @@ func newRemoteEnv(t testing.TB, sshdConfig ...string) *remoteEnv {
 		sshd:      d,
 		opener:    &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
 		dir:       filepath.Join(t.TempDir(), "install"),
-		cacheDir:  t.TempDir(),
+		cacheDir:  filepath.Join(t.TempDir(), "remote-agents"), // made private by the Remote
 		socketDir: filepath.Join(sockDir(t), "s"),
 		agent:     buildAgent(t),
 	}

@@ -239,6 +239,15 @@ func (r *Resilient) SetMeta(meta []byte) error {
 	return c.SetMeta(meta)
 }
 
+// Redact masks output [from, to) in the agent's ring (Conn.Redact); while
+// the link is down it fails, and the caller tries again later.
+func (r *Resilient) Redact(from, to int64) error {
+	if err := r.downError(); err != nil {
+		return err
+	}
+	return r.conn().Redact(from, to)
+}
+
 // Foreground returns the foreground process the agent last reported.
 func (r *Resilient) Foreground() (transport.Foreground, error) { return r.conn().Foreground() }
 

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/ttymux/ttymux/internal/agentsock"
 )
 
 const (
@@ -32,7 +32,7 @@ const (
 // serialised with an flock on <socket>.lock: the loser of the race finds
 // the winner's agent when it gets the lock.
 func (c *Client) dialStart(ctx context.Context) (*link, error) {
-	if c.Dial != nil {
+	if c.Dial != nil || c.dialLink != nil {
 		return c.dialFunc(ctx)
 	}
 	sock := c.socket()
@@ -43,12 +43,12 @@ func (c *Client) dialStart(ctx context.Context) (*link, error) {
 	if !absent(err) {
 		return nil, fmt.Errorf("connect to agent on %s: %w", sock, err)
 	}
-	if err := prepareDir(filepath.Dir(sock)); err != nil {
+	if err := agentsock.PrepareDir(filepath.Dir(sock)); err != nil {
 		return nil, err
 	}
-	unlock, err := lockFile(ctx, sock+".lock")
+	unlock, err := agentsock.Lock(ctx, sock+".lock", lockTimeout)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("wait for another client starting the agent: %w", err)
 	}
 	defer unlock()
 	if l, err := connect(ctx, sock); err == nil || !absent(err) {
@@ -118,13 +118,19 @@ func (c *Client) startAgent(ctx context.Context, sock string) error {
 	return nil
 }
 
-// agentPath finds the ttymux-agent binary.
-func (c *Client) agentPath() (string, error) {
-	if c.AgentPath != "" {
-		if !isExecutable(c.AgentPath) {
-			return "", fmt.Errorf("%w at %s (Client.AgentPath); build and install it with ./install.sh from the ttymux source tree", ErrAgentNotFound, c.AgentPath)
+// agentPath finds the ttymux-agent binary (FindAgent).
+func (c *Client) agentPath() (string, error) { return FindAgent(c.AgentPath) }
+
+// FindAgent finds the ttymux-agent binary as the server does: explicit
+// (Client.AgentPath, the -agent flag or $TTYMUX_AGENT) when not empty,
+// otherwise next to this program, then in $PATH. The error matches
+// ErrAgentNotFound and says where it looked.
+func FindAgent(explicit string) (string, error) {
+	if explicit != "" {
+		if !isExecutable(explicit) {
+			return "", fmt.Errorf("%w at %s; build and install it with ./install.sh from the ttymux source tree", ErrAgentNotFound, explicit)
 		}
-		return c.AgentPath, nil
+		return explicit, nil
 	}
 	var looked string
 	if exe, err := os.Executable(); err == nil {
@@ -143,50 +149,4 @@ func (c *Client) agentPath() (string, error) {
 func isExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-// lockFile takes an exclusive flock on path, polling so that ctx (or
-// lockTimeout) bounds the wait. The returned func releases it.
-func lockFile(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open agent start lock: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, lockTimeout)
-	defer cancel()
-	for delay := time.Millisecond; ; delay = min(2*delay, 20*time.Millisecond) {
-		err := flock(f, unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = flock(f, unix.LOCK_UN) // closing releases it too
-				_ = f.Close()
-			}, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			_ = f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			_ = f.Close()
-			return nil, fmt.Errorf("wait for another client starting the agent (lock %s): %w", path, ctx.Err())
-		}
-	}
-}
-
-// flock runs flock(2) through SyscallConn, keeping f's descriptor mode as
-// it is (shared/STYLE.md §5: avoid (*os.File).Fd).
-func flock(f *os.File, how int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = unix.Flock(int(fd), how) }); err != nil {
-		return err
-	}
-	return ferr
 }

@@ -1,4 +1,4 @@
-package agent
+package agentsock
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !freebsd
 
-package agent
+package agentsock
 
 import "errors"
 

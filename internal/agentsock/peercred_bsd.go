@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package agent
+package agentsock
 
 import "golang.org/x/sys/unix"
 

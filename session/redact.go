@@ -1,0 +1,176 @@
+package session
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Secrets typed into a session (send {secret: true}, the open_ssh password)
+// are kept only in this server's memory, and results replace them by string
+// (redact). That is not enough on its own (issue #14 finding 3):
+//
+//   - a session kept by an agent outlives this server, and a restarted
+//     server, which never saw the secret, rebuilt its log and screen from
+//     the agent's replay with the echo in clear;
+//   - a secret typed ahead while the program was busy is echoed in pieces
+//     (the terminal's echo of what arrived before readline took over, then
+//     readline's own redraw of the rest), so the exact string never appears
+//     and "********tBeta55" was seen.
+//
+// So as output arrives (and each time the session's state is stored), the
+// output since the last look is searched for the secrets' echoes — the whole secret
+// anywhere after it was typed, and its long prefixes and suffixes shortly
+// after — and for a kept session every range found is masked in the
+// agent's ring (Conn.Redact), where the session lives: whoever reads that
+// output later (a restarted server, a person attaching) gets '*'. This
+// server's own log keeps the bytes (its results are redacted by string,
+// redactText, and the echo of a command line must still match what was
+// typed); its results never show a secret or a long piece of one.
+
+const (
+	// partialWindow is how far after a secret was typed its pieces (a
+	// prefix or a suffix) are looked for.
+	partialWindow = 64 << 10
+	// maxScan bounds one search.
+	maxScan = 1 << 20
+	// maxRedactions bounds the ranges remembered per session.
+	maxRedactions = 1024
+)
+
+// redactState is what the search has done so far; Session.mu guards it,
+// except busy.
+type redactState struct {
+	// busy is held for a whole search and the Redacts it sends (taken
+	// before Session.mu): when redactEchoes returns, every range found in
+	// the output the log held when it was called has been sent, by this
+	// call or by the one it waited for (persist relies on it).
+	busy    sync.Mutex
+	scanned int64   // output before this offset has been searched
+	since   []int64 // per secret (as s.secrets): the output offset when it was first searched for
+	masked  int     // ranges masked so far
+}
+
+// redacter is a kept session's Conn: the agent masks its ring.
+type redacter interface {
+	Redact(from, to int64) error
+}
+
+// minPiece is the shortest piece of a secret that is redacted: half of it,
+// at least 5 bytes (shorter pieces are too likely to be ordinary text).
+func minPiece(sec string) int { return max(5, (len(sec)+1)/2) }
+
+// redactEchoes searches the output since the last call for echoes of the
+// session's secrets and masks them: in this server's log, and in the
+// agent's ring for a kept session.
+func (s *Session) redactEchoes() {
+	s.red.busy.Lock()
+	defer s.red.busy.Unlock()
+	s.mu.Lock()
+	end := s.ring.End()
+	if len(s.secrets) == 0 || end == s.red.scanned && len(s.red.since) == len(s.secrets) {
+		s.mu.Unlock()
+		return
+	}
+	for len(s.red.since) < len(s.secrets) {
+		s.red.since = append(s.red.since, s.red.scanned)
+	}
+	longest := 0
+	for _, sec := range s.secrets {
+		longest = max(longest, len(sec))
+	}
+	from := max(s.red.scanned-int64(longest), s.ring.Start(), end-maxScan)
+	for i := range s.secrets {
+		if s.red.since[i] >= s.red.scanned { // new: search from where it was typed
+			from = max(min(from, s.red.since[i]), s.ring.Start(), end-maxScan)
+		}
+	}
+	window, _ := s.ring.AppendRange(nil, from, end)
+	var found [][2]int64
+	for i, sec := range s.secrets {
+		if len(sec) < 3 {
+			continue
+		}
+		found = append(found, secretEchoes(window, from, sec, s.red.since[i])...)
+	}
+	// Ranges that ended before the last search were found then; the
+	// lookback finds them again.
+	prev := s.red.scanned
+	found = slices.DeleteFunc(found, func(r [2]int64) bool { return r[1] <= prev })
+	s.red.scanned = end
+	if len(found) == 0 {
+		s.mu.Unlock()
+		return
+	}
+	n := min(len(found), maxRedactions-s.red.masked)
+	s.red.masked += n
+	found = found[:n]
+	s.mu.Unlock()
+	rc, ok := s.conn.(redacter)
+	if !ok || !s.kept {
+		return
+	}
+	for _, r := range found {
+		if err := rc.Redact(r[0], r[1]); err != nil {
+			s.log.Warn("mask a secret's echo in the agent", "err", err)
+			return
+		}
+	}
+}
+
+// secretEchoes returns the ranges of window (which starts at offset base) that
+// hold sec, or, within partialWindow after since, a prefix or suffix of
+// sec of at least minPiece bytes.
+func secretEchoes(window []byte, base int64, sec string, since int64) [][2]int64 {
+	var out [][2]int64
+	taken := make([]bool, len(window))
+	mark := func(i, n int) {
+		for j := i; j < i+n; j++ {
+			taken[j] = true
+		}
+		out = append(out, [2]int64{base + int64(i), base + int64(i+n)})
+	}
+	find := func(piece []byte, limit int) {
+		for i := 0; i+len(piece) <= limit; {
+			j := bytes.Index(window[i:limit], piece)
+			if j < 0 {
+				return
+			}
+			j += i
+			if !taken[j] && !taken[j+len(piece)-1] {
+				mark(j, len(piece))
+			}
+			i = j + 1
+		}
+	}
+	b := []byte(sec)
+	find(b, len(window))
+	limit := int(min(int64(len(window)), max(0, since+partialWindow-base)))
+	for n := len(b) - 1; n >= minPiece(sec); n-- {
+		find(b[:n], limit)
+		find(b[len(b)-n:], limit)
+	}
+	return out
+}
+
+// redactText replaces every secret in s with ********, and then what is
+// left of a secret echoed in pieces: its prefixes and suffixes of at least
+// minPiece bytes.
+func redactText(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 3 {
+			s = strings.ReplaceAll(s, sec, "********")
+		}
+	}
+	for _, sec := range secrets {
+		if len(sec) < 3 {
+			continue
+		}
+		for n := len(sec) - 1; n >= minPiece(sec); n-- {
+			s = strings.ReplaceAll(s, sec[:n], "********")
+			s = strings.ReplaceAll(s, sec[len(sec)-n:], "********")
+		}
+	}
+	return s
+}
