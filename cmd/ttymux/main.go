@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/fanout"
+	"github.com/ttymux/ttymux/internal/agentbuild"
 	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/buildinfo"
 	"github.com/ttymux/ttymux/internal/secretpage"
@@ -165,6 +166,9 @@ func serve(args []string, stderr io.Writer) int {
 		opts.Keeper = &agentc.Client{AgentPath: *agentPath, Logger: log.With("component", "agent-client")}
 	}
 	rs := &remotes{ssh: sshOpener, localAgent: *agentPath, log: log.With("component", "remote-agent")}
+	if d := agentc.AgentsDir(); d != "" {
+		rs.build = &agentbuild.Builder{AgentsDir: d, Version: version()}
+	}
 	if d, err := os.UserCacheDir(); err == nil {
 		rs.cacheDir = filepath.Join(d, "ttymux", "remote-agents")
 	}

@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/agentbuild"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -22,6 +25,9 @@ type remotes struct {
 	dir, socketDir, agents string
 	// cacheDir remembers where each host's agent is, across restarts.
 	cacheDir string
+	// build builds an agent a host needs that is not built yet; nil
+	// means such a host gets an error naming the command.
+	build *agentbuild.Builder
 
 	mu   sync.Mutex
 	byTo map[string]*agentc.Remote
@@ -53,9 +59,43 @@ func (r *remotes) keeper(ctx context.Context, t transport.Target) (transport.Kee
 		SocketDir:  r.socketDir,
 		Logger:     r.log,
 	}
+	if r.build != nil {
+		k.Build = func(ctx context.Context, target string) (string, error) {
+			return r.build.Build(ctx, target, progressNotes(ctx))
+		}
+	}
 	if r.byTo == nil {
 		r.byTo = map[string]*agentc.Remote{}
 	}
 	r.byTo[key] = k
 	return k, nil
+}
+
+// progressKey carries a call's progress notifier in its context, so that
+// slow work deep below a handler (building an agent) can say what it does.
+type progressKey struct{}
+
+// withProgressNotes returns ctx carrying a notifier that sends progress
+// notifications for req, when the request asked for them.
+func withProgressNotes(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return ctx
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return ctx
+	}
+	n := 0
+	return context.WithValue(ctx, progressKey{}, func(msg string) {
+		n++
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ // best effort
+			ProgressToken: token, Progress: float64(n), Message: msg,
+		})
+	})
+}
+
+// progressNotes returns ctx's notifier, or nil.
+func progressNotes(ctx context.Context) func(string) {
+	f, _ := ctx.Value(progressKey{}).(func(string))
+	return f
 }

@@ -557,6 +557,7 @@ func (h *handlers) detach(ctx context.Context, _ *mcp.CallToolRequest, in Sessio
 }
 
 func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in OpenSSHIn) (*mcp.CallToolResult, OpenOut, error) {
+	ctx = withProgressNotes(ctx, req) // a first persistent open may build the host's agent
 	if strings.TrimSpace(in.Host) == "" {
 		return nil, OpenOut{}, errors.New("host is required: an ssh_config alias or a host name")
 	}

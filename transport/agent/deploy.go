@@ -342,6 +342,15 @@ func (r *Remote) deploy(ctx context.Context, c *ssh.Client) (probe, error) {
 	}
 	p.target = target
 	local, err := r.agentFor(target, p.uname)
+	if err != nil && errors.Is(err, ErrAgentNotFound) && !errors.Is(err, ErrUnsupportedHost) && r.Build != nil {
+		// Not built yet for this system: build it now (install.sh leaves
+		// agents for other systems to their first use).
+		if built, berr := r.Build(ctx, target); berr == nil {
+			local, err = built, nil
+		} else {
+			err = fmt.Errorf("%w: %w", ErrAgentNotFound, berr)
+		}
+	}
 	if err != nil {
 		return p, err
 	}

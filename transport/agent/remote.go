@@ -60,6 +60,10 @@ type Remote struct {
 	// Agents is the local directory of cross-built agents; empty means
 	// AgentsDir().
 	Agents string
+	// Build, when set, builds the agent for a target (an os-arch name
+	// from Targets) that Agents lacks and returns its path; nil means a
+	// missing agent is an error naming the command that builds it.
+	Build func(ctx context.Context, target string) (string, error)
 	// LocalAgent is the ttymux-agent used for a host of this machine's
 	// system when Agents has none; empty means next to this program.
 	LocalAgent string

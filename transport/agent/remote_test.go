@@ -301,3 +301,40 @@ func (r *Remote) cachedForTest() bool {
 	_, err := os.Stat(r.cacheFile())
 	return err == nil
 }
+
+// TestRemoteBuildsMissingAgent: a host whose system has no agent built yet
+// gets one from Remote.Build (install.sh leaves other systems' agents to
+// their first use), which is then uploaded and runs; a failing build is an
+// ErrAgentNotFound that says why, and nothing is uploaded.
+func TestRemoteBuildsMissingAgent(t *testing.T) {
+	e := newRemoteEnv(t, "Subsystem sftp internal-sftp")
+	r := e.remote(t)
+	r.LocalAgent = "/nonexistent/ttymux-agent" // nothing built for this host's system
+	r.Build = func(context.Context, string) (string, error) { return "", errors.New("no Go toolchain here") }
+	if _, _, err := r.Create(t.Context(), testShell(), nil); !errors.Is(err, ErrAgentNotFound) || !strings.Contains(err.Error(), "no Go toolchain here") {
+		t.Fatalf("create with a failing build: %v", err)
+	}
+	if n := e.uploads.Load(); n != 0 {
+		t.Fatalf("%d uploads after a failed build", n)
+	}
+
+	r = e.remote(t)
+	r.LocalAgent = "/nonexistent/ttymux-agent"
+	var built []string
+	r.Build = func(_ context.Context, target string) (string, error) {
+		built = append(built, target)
+		return e.agent, nil // what the build produced
+	}
+	kc, _, err := r.Create(t.Context(), testShell(), nil)
+	if err != nil {
+		t.Fatalf("create: %v\nsshd log:\n%s", err, e.sshd.Log())
+	}
+	p := startPump(t, kc)
+	if _, err := kc.Write([]byte("echo built-$((6*7))\n")); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(t, "built-42")
+	if len(built) != 1 || built[0] != localTarget() || e.uploads.Load() != 1 {
+		t.Fatalf("built %v, %d uploads; want one build for %s and one upload", built, e.uploads.Load(), localTarget())
+	}
+}
