@@ -114,6 +114,9 @@ func (b *Builder) Build(ctx context.Context, target string, progress func(string
 		return "", err
 	}
 	dest := filepath.Join(b.AgentsDir, target, "ttymux-agent")
+	if built(dest) {
+		return dest, nil // built before (by install.sh or a first use)
+	}
 	src, err := ReadSource(b.AgentsDir)
 	if err != nil {
 		return "", fmt.Errorf("the agent for %s is not built, and it cannot be built here: %w; run ./install.sh --agents %s in a ttymux checkout", target, err, target)
@@ -134,7 +137,7 @@ func (b *Builder) Build(ctx context.Context, target string, progress func(string
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+	if built(dest) {
 		return dest, nil // another call built it meanwhile
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
@@ -182,6 +185,12 @@ func (b *Builder) checkCheckout(ctx context.Context, src Source) error {
 		return fmt.Errorf("the checkout %s has changed since install.sh built ttymux %s (it is now %s); run ./install.sh there again so ttymux and its agents match", src.Dir, src.Version, now)
 	}
 	return nil
+}
+
+// built reports whether an executable agent is at dest.
+func built(dest string) bool {
+	st, err := os.Stat(dest)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
 }
 
 func truncate(s string, n int) string {
