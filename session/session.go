@@ -224,6 +224,7 @@ func (s *Session) pump() {
 				s.mu.Lock()
 				s.ring.Skip(gap.To - gap.From)
 				s.lines.Skip(gap.To - gap.From)
+				s.det.Skip(gap.To - gap.From)
 				s.gaps += gap.To - gap.From
 				s.notifyLocked()
 				s.mu.Unlock()

@@ -483,12 +483,11 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 
 func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, CloseOut, error) {
 	info, err := h.mgr.Close(ctx, in.SessionID)
-	var nf *session.NotFoundError
-	if errors.As(err, &nf) {
-		return nil, CloseOut{}, err
-	}
 	if err != nil {
-		h.log.Debug("close", "session", in.SessionID, "err", err)
+		// Not found, or the agent could not end it: closed: true would be
+		// a lie (issue #13).
+		h.log.Warn("close", "session", in.SessionID, "err", err)
+		return nil, CloseOut{}, err
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
 	return textResult("closed " + info.ID), out, nil
