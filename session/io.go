@@ -40,6 +40,10 @@ type SendRequest struct {
 	// (one typed into the session: ssh host, docker exec, su), after which
 	// its commands come back with exit codes.
 	Integrate bool
+	// Paste sends Text as a bracketed paste even to a program on the
+	// alternate screen, which otherwise gets it as typed keys (vim, less,
+	// htop: a command letter must act, not become text).
+	Paste bool
 	// Raw types Text byte for byte and returns output bytes untouched.
 	// Without it, control characters other than tab, newline and carriage
 	// return are removed from Text (see neutralise).
@@ -146,6 +150,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		s.awaitLineEditor(ctx)
 	}
 
+	alt := s.scr.AltScreen()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -177,11 +182,16 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	}
 	typed := ""
 	if text != "" {
-		if bracketed && strings.Contains(text, "\n") {
+		switch {
+		case bracketed && req.Paste:
+			b.WriteString("\x1b[200~" + text + "\x1b[201~")
+		case bracketed && strings.Contains(text, "\n") && !alt:
 			// A multi-line paste reaches the shell as one command line
 			// rather than one command per line (bash, zsh, python ≥ 3.13).
+			// A full-screen program gets keys instead: vim inserts a
+			// paste as text, so "obeta" would not open a line (issue #13).
 			b.WriteString("\x1b[200~" + text + "\x1b[201~")
-		} else {
+		default:
 			b.WriteString(strings.ReplaceAll(text, "\n", "\r"))
 		}
 		typed = text

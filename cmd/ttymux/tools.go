@@ -96,7 +96,7 @@ type SerialPortsOut struct {
 // SendIn are send's parameters.
 type SendIn struct {
 	SessionID string   `json:"session_id" jsonschema:"the session from open_local (or its name)"`
-	Text      string   `json:"text,omitempty" jsonschema:"text to type, usually a command line; multi-line text is pasted as one unit when the program supports it"`
+	Text      string   `json:"text,omitempty" jsonschema:"text to type, usually a command line; multi-line text is pasted as one unit when a shell or REPL supports it; to a full-screen program (vim, less, htop) it is typed as keystrokes, each newline an Enter"`
 	Keys      []string `json:"keys,omitempty" jsonschema:"keys pressed after text: ctrl+c ctrl+d ctrl+z ctrl+l ctrl+] esc tab shift+tab enter backspace up down left right home end pgup pgdn insert delete f1-f12 (and ctrl+<letter>, alt+<char>); on serial consoles also break, dtr:on|off|pulse, rts:on|off|pulse"`
 	Enter     *bool    `json:"enter,omitempty" jsonschema:"press Enter after text (default true; ignored without text)"`
 	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
@@ -106,6 +106,7 @@ type SendIn struct {
 	Mark      bool     `json:"mark,omitempty" jsonschema:"append a sentinel that reports the exit code, for POSIX shells without ttymux's hook (a shell typed into the session: ssh, docker exec, su; a serial console)"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate refused"`
+	Paste     bool     `json:"paste,omitempty" jsonschema:"send text as one bracketed paste even to a full-screen program (e.g. to insert a block into vim as text, without autoindent); default: keystrokes there"`
 	Raw       bool     `json:"raw,omitempty" jsonschema:"bytes untouched both ways: text is typed byte for byte (without raw, escape sequences and control characters other than tab and newline are removed from text; use keys for those) and output is returned unrendered"`
 }
 
@@ -371,7 +372,7 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 	r, err := s.Send(ctx, session.SendRequest{
 		Text: in.Text, Keys: in.Keys, Enter: in.Enter == nil || *in.Enter,
 		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until, Mark: in.Mark, Integrate: in.Integrate,
-		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Confirm: in.Confirm, Raw: in.Raw,
+		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Confirm: in.Confirm, Raw: in.Raw, Paste: in.Paste,
 		Progress: progressFunc(ctx, req),
 	})
 	if err != nil {
