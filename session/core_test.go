@@ -23,6 +23,25 @@ type scriptConn struct {
 	done    chan struct{}
 	once    sync.Once
 	onWrite func(p []byte) // called from Write; may call emit
+
+	mu sync.Mutex // protects fg
+	fg *transport.Foreground
+}
+
+// setForeground makes Foreground report fg; nil means unknown.
+func (c *scriptConn) setForeground(fg *transport.Foreground) {
+	c.mu.Lock()
+	c.fg = fg
+	c.mu.Unlock()
+}
+
+func (c *scriptConn) Foreground() (transport.Foreground, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fg == nil {
+		return transport.Foreground{}, errors.New("foreground unknown")
+	}
+	return *c.fg, nil
 }
 
 type readItem struct {
@@ -159,5 +178,57 @@ func TestCloseKillFailureIsAnError(t *testing.T) {
 	}
 	if got, err := m.Get(t.Context(), s.ID()); err != nil || got != s {
 		t.Fatalf("after a failed close the session is gone: %v", err)
+	}
+}
+
+// TestShellLayerQuietCountsFromShellBack pins the false verdict issue #13
+// saw on a busy machine (TestShellLayerWithoutIntegration: complete via
+// shell with empty output): after "sleep 0.5; echo slept" the output had
+// been quiet for half a second when sleep ended, so the instant the shell
+// took the terminal back, before it ran echo, the command was called
+// finished. Quiet must count from when the shell is back.
+func TestShellLayerQuietCountsFromShellBack(t *testing.T) {
+	c := newScriptConn()
+	s := newSession(sessionConfig{
+		id: "t1", transport: "local", command: "dash", conn: c, size: transport.DefaultSize,
+		ringSize: 1 << 20, shell: true, log: slog.New(slog.DiscardHandler),
+	})
+	t.Cleanup(func() { _ = s.Close() })
+	shell := &transport.Foreground{Pgid: 1, Name: "dash", IsShell: true}
+	c.setForeground(shell)
+	if _, err := s.Send(t.Context(), SendRequest{Text: "sleep 0.5; echo slept", Enter: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	c.setForeground(&transport.Foreground{Pgid: 2, Name: "sleep"})
+	c.emit("sleep 0.5; echo slept\r\n")
+	// Wait until the echo is in and has been quiet well past every quiet
+	// the shell layer uses, with sleep owning the terminal.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v, _, _, _ := s.evaluate(cmd)
+		if v.complete {
+			t.Fatalf("complete via %s while sleep runs", v.via)
+		}
+		if cmd.ranProgram && cmd.anchor >= 0 && time.Since(s.lastOutputAt()) > 2*shellQuietBare {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the echo was not taken")
+		}
+		time.Sleep(pollEvery)
+	}
+	c.setForeground(shell) // sleep ended; the shell has yet to run echo
+	if v, _, _, _ := s.evaluate(cmd); v.complete {
+		t.Fatalf("complete via %s the instant the shell took the terminal back, before echo ran", v.via)
+	}
+	c.emit("slept\r\n")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	v := s.await(ctx, cmd, 5*time.Second, nil)
+	if !v.complete || v.via != ViaShell {
+		t.Fatalf("after echo: complete=%v via=%q", v.complete, v.via)
 	}
 }

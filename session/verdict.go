@@ -65,6 +65,9 @@ type command struct {
 	pre     *prerender
 	// ranProgram: the shell layer saw another program own the terminal.
 	ranProgram bool
+	// shellBack is when the shell layer last saw the shell take the
+	// terminal back (zero while another program owns it).
+	shellBack time.Time
 }
 
 // A prerender renders a long command's output while the command runs, so
@@ -339,17 +342,28 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	if !ok {
 		return v, ch, mch, echoPending
 	}
+	now := s.now()
 	if !fg.IsShell {
 		c.ranProgram = true
+		c.shellBack = time.Time{}
+	} else if c.shellBack.IsZero() {
+		c.shellBack = now
 	}
-	if fg.IsShell && quietFor >= shellQuiet && s.now().Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
+	// Quiet counts from when the shell took the terminal back too: after
+	// "sleep 1; echo x" the output has been quiet for a second when sleep
+	// ends, and on a busy machine the shell may take a while to run echo
+	// (issue #13).
+	if back := now.Sub(c.shellBack); back < quietFor {
+		quietFor = back
+	}
+	if fg.IsShell && quietFor >= shellQuiet && now.Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
 		// The shell owning the terminal is not enough: on a busy machine
 		// it may not have started the command yet. Done means: a program
 		// ran and the shell is back, or (a builtin) a longer quiet. A
 		// prompt at the cursor proves nothing: a shell started just
 		// before the send draws its first prompt after the echo.
 		at := s.promptStart(v.anchor, end)
-		if c.ranProgram || (quietFor >= shellQuietBare && s.now().Sub(c.sent) >= shellQuietBare) {
+		if c.ranProgram || (quietFor >= shellQuietBare && now.Sub(c.sent) >= shellQuietBare) {
 			v.complete, v.via, v.end = true, ViaShell, at
 			return v, ch, mch, false
 		}
