@@ -245,6 +245,17 @@ func (d *detector) firstAfter(k markKind, off int64) (mark, bool) {
 	return mark{}, false
 }
 
+// doneSince counts the D marks that start at or after off.
+func (d *detector) doneSince(off int64) int {
+	n := 0
+	for _, m := range d.marks {
+		if m.kind == markDone && m.off >= off {
+			n++
+		}
+	}
+	return n
+}
+
 // last returns the most recent mark of any kind.
 func (d *detector) last() (mark, bool) {
 	if len(d.marks) == 0 {

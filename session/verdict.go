@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,6 +64,25 @@ type command struct {
 	anchor  int64 // start of the command's output; -1 while the echo is still arriving
 	scanned int64 // until has been tried against output up to here
 	pre     *prerender
+	// With ttymux's hook, the command ends at the dueD-th D mark after
+	// sendOff: 1 normally, more when it was typed ahead of commands still
+	// running (their D marks come first, and the shell reads this line
+	// only then). needC: the command is a line typed to the hooked shell,
+	// so its own D follows its own C mark; a D with no C before it ends
+	// something earlier (or a line the shell did not run: accepted after
+	// bareDoneQuiet).
+	dueD  int
+	needC bool
+	// earlierFrom is where output not yet returned begins that belongs
+	// to what ran before this command (-1: none); for a command typed
+	// ahead it runs to the earlier command's D mark.
+	earlierFrom int64
+	// before is what was unread when the command was typed and belongs to
+	// an earlier command that had finished, or a note-worthy rest.
+	before *Earlier
+	// reported: a complete result for this command was returned.
+	reported bool
+
 	// ranProgram: the shell layer saw another program own the terminal.
 	ranProgram bool
 	// shellBack is when the shell layer last saw the shell take the
@@ -147,7 +167,51 @@ func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regex
 		// (a blank line ends a block) and echoes.
 		lines = strings.Split(strings.TrimSuffix(typed, "\n"), "\n")
 	}
-	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff}
+	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff, dueD: 1, earlierFrom: -1}
+}
+
+// bareDoneQuiet is how long output must be quiet after a D mark with no C
+// mark before it before that D is taken as the end of a command line the
+// hooked shell read but did not run (a syntax error, a comment): the shell
+// prints C within milliseconds of reading a line it runs.
+const bareDoneQuiet = time.Second
+
+// ownMarks are the hook's marks that belong to a command.
+type ownMarks struct {
+	earlier, cmd, done       mark
+	earlierOK, cmdOK, doneOK bool
+	bare                     bool // done has no C before it
+}
+
+// ownMarksLocked finds c's marks among those after its send: the D that
+// ends what ran before it (when it was typed ahead), then its own C and D.
+// s.mu must be held.
+func (s *Session) ownMarksLocked(c *command) ownMarks {
+	var o ownMarks
+	due := max(c.dueD, 1)
+	n := 0
+	for _, m := range s.det.marks {
+		if m.off < c.sendOff {
+			continue
+		}
+		switch {
+		case n < due-1:
+			if m.kind == markDone {
+				n++
+				if n == due-1 {
+					o.earlier, o.earlierOK = m, true
+				}
+			}
+		case m.kind == markCommand:
+			if !o.cmdOK {
+				o.cmd, o.cmdOK = m, true
+			}
+		case m.kind == markDone:
+			o.done, o.doneOK, o.bare = m, true, !o.cmdOK
+			return o
+		}
+	}
+	return o
 }
 
 // setMark makes c wait for the sentinel line of the mark command with id
@@ -167,6 +231,14 @@ type verdict struct {
 	anchor   int64 // where the command's output starts
 	end      int64 // where it ends (exclusive)
 	match    string
+	// earlier: the D mark that ended what ran before a typed-ahead
+	// command was seen (earlierEnd is its offset, earlierCode its status).
+	earlier     bool
+	earlierEnd  int64
+	earlierCode int
+	// waiting is the state of a terminal that waits for a human
+	// (password_prompt, pager …): the wait ended early, not complete.
+	waiting status
 }
 
 // await waits for c's verdict, at most timeout. tick, when non-nil, is
@@ -189,10 +261,20 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 		progress = t.C
 	}
 	var last time.Time
+	human := time.NewTimer(time.Hour)
+	defer human.Stop()
 	for {
 		v, changed, marked, needPoll := s.evaluate(c)
 		if v.complete {
 			return v
+		}
+		// A terminal that waits for a human ends the wait after a short
+		// quiet: only input can change it (issue #13).
+		if w, left := s.humanWait(c); w.state != "" {
+			v.via, v.waiting = ViaTimeout, w
+			return v
+		} else {
+			human.Reset(left)
 		}
 		s.prerender(c)
 		last = time.Now()
@@ -211,6 +293,7 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 				goto wait
 			}
 		case <-coalesced:
+		case <-human.C:
 		case <-marked:
 		case <-poll:
 		case <-progress:
@@ -231,6 +314,74 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	}
 }
 
+// humanQuiet is how long output must be quiet, after output that came
+// since the send, before a terminal that waits for a human ends the wait;
+// humanQuietIdle when nothing came since the send (a key the program has
+// not answered yet).
+const (
+	humanQuiet     = 300 * time.Millisecond
+	humanQuietIdle = time.Second
+)
+
+// humanWait reports the state of a terminal that waits for a human, once
+// output has been quiet long enough, or how long to wait before asking
+// again. A running program (a quiet sleep) is not waiting for a human.
+func (s *Session) humanWait(c *command) (status, time.Duration) {
+	s.mu.Lock()
+	last := s.lastOutput
+	lastMark, hasMark := s.det.last()
+	ready := s.ready
+	s.mu.Unlock()
+	from, need := last, humanQuiet
+	if !last.After(c.sent) {
+		from, need = c.sent, humanQuietIdle
+	}
+	if quiet := s.now().Sub(from); quiet < need {
+		return status{}, need - quiet
+	}
+	st := s.classify()
+	switch st.state {
+	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "input_prompt":
+		return st, 0
+	case "repl", "prompt":
+		// A prompt at the cursor inside a command the hook tracks (a
+		// REPL, a nested shell over SSH), where the prompt layer may not
+		// decide because nothing says a program edits its input line.
+		// Otherwise the prompt layer decides; until and mark, when given,
+		// are what the caller waits for.
+		if c.until != nil || c.mark != nil || !knownPromptRe.MatchString(st.lastLine) {
+			break
+		}
+		if ready && c.atPrompt && hasMark && lastMark.kind == markCommand && !s.echoOff() {
+			return st, 0
+		}
+	}
+	return status{}, humanQuiet
+}
+
+// waitNote says what a terminal that waits for a human wants sent.
+func waitNote(st status) string {
+	switch st.state {
+	case "password_prompt":
+		return fmt.Sprintf("waiting for a password (%q): send it with secret: true", st.lastLine)
+	case "confirm_prompt":
+		return fmt.Sprintf("waiting for an answer to %q: send it as text, e.g. yes or no (y or n)", st.lastLine)
+	case "pager":
+		return `a pager waits: send {"text": "q", "enter": false} to quit, keys ["space"] for the next page, or text "/word" to search`
+	case "alt_screen":
+		fg := st.foreground
+		if fg == "" {
+			fg = "a full-screen program"
+		}
+		return fmt.Sprintf(`%s waits for keys; output is its screen: text is typed as keystrokes (e.g. {"text": ":wq"} in vim), keys press ["esc"] or ["ctrl+c"]`, fg)
+	case "input_prompt":
+		return fmt.Sprintf("waiting for a line of input after %q: send it as text (secret: true for anything sensitive)", st.lastLine)
+	case "repl", "prompt":
+		return fmt.Sprintf("a prompt (%q) waits for the next line: send it; until with a pattern for this prompt makes the next wait exact", st.lastLine)
+	}
+	return ""
+}
+
 // coalesceEvery is the least time between two evaluations woken by output.
 const coalesceEvery = 2 * time.Millisecond
 
@@ -241,11 +392,25 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	s.mu.Lock()
 	end := s.ring.End()
 	exited, code := s.exited, s.exitCode
-	done, doneOK := s.det.firstAfter(markDone, c.sendOff)
-	cmd, cmdOK := s.det.firstAfter(markCommand, c.sendOff)
+	o := s.ownMarksLocked(c)
+	done, doneOK, cmd, cmdOK := o.done, o.doneOK, o.cmd, o.cmdOK
 	quietFor := s.now().Sub(s.lastOutput)
+	bareWait := false
+	if doneOK && o.bare && c.needC && quietFor < bareDoneQuiet && !s.exited {
+		// A D with no C: the shell has not run this line (yet).
+		doneOK, bareWait = false, true
+	}
+	echoFrom := c.sendOff
+	if o.earlierOK {
+		echoFrom = o.earlier.end
+	}
 	ready := s.ready
 	ch, mch := s.changedLocked(), s.marked
+	if cmdOK && c.needC && (!doneOK || cmd.off < done.off) {
+		// Its own C mark: the shell read the line (an anchor found from
+		// the echo before the hook was ready gives way to it).
+		c.anchor = max(c.anchor, cmd.end)
+	}
 	if c.anchor < 0 {
 		switch {
 		case cmdOK && (!doneOK || cmd.off < done.off):
@@ -253,14 +418,17 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 			c.anchor = cmd.end
 		case ready && c.atPrompt && !doneOK && !exited:
 			// The hook will mark it: wait for C (or D for an empty line).
+		case ready && c.dueD > 1 && !o.earlierOK && !exited:
+			// Typed ahead: what runs before it has not ended yet.
 		default:
 			limit := end
 			if doneOK {
 				limit = done.off
 			}
-			c.anchor = s.echoEndLocked(c, limit, doneOK || exited)
+			c.anchor = s.echoEndLocked(c, echoFrom, limit, doneOK || exited)
 		}
 	}
+	hookTracks := ready && c.atPrompt
 	var markRegion []byte
 	markFrom := c.anchor
 	if c.mark != nil && c.anchor >= 0 {
@@ -282,6 +450,9 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 
 	echoPending := c.anchor < 0 && !(ready && c.atPrompt && !doneOK && !exited)
 	v = verdict{anchor: c.anchor, end: end}
+	if o.earlierOK {
+		v.earlier, v.earlierEnd, v.earlierCode = true, o.earlier.off, o.earlier.status
+	}
 	if v.anchor < 0 {
 		v.anchor = end
 	}
@@ -306,6 +477,9 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.off
 		return v, ch, mch, false
 	}
+	if bareWait {
+		return v, ch, mch, true
+	}
 	if c.mark != nil {
 		// Only the sentinel decides: the prompt between the command and the
 		// sentinel's printf must not.
@@ -324,7 +498,12 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		}
 		return v, ch, mch, echoPending
 	}
-	if c.anchor >= 0 && c.anchor < end {
+	// With the hook tracking the command, only its marks end it: output
+	// shaped like the prompt (printf '$ '; sleep 3) must not (issue #13).
+	// A program the command started that edits its own input line (a
+	// nested shell, a REPL: the terminal's echo is off) draws prompts the
+	// hook cannot see, and the prompt layer serves it.
+	if c.anchor >= 0 && c.anchor < end && (!hookTracks || s.echoOff()) {
 		switch at, ok := s.promptBack(c, end, quietFor); {
 		case ok:
 			v.complete, v.via, v.end = true, ViaPrompt, at
@@ -375,8 +554,8 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 // the send offset up to limit. It returns -1 while the echo may still be
 // arriving. final says no more output will belong to the command. s.mu must
 // be held.
-func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
-	pos := c.sendOff
+func (s *Session) echoEndLocked(c *command, from, limit int64, final bool) int64 {
+	pos := from
 	if len(c.lines) == 0 {
 		return pos
 	}
@@ -392,7 +571,7 @@ func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
 			// block).
 			got := strings.TrimSpace(strings.Join(reduce.Render(b), ""))
 			want := strings.TrimSpace(line)
-			if final || (pos == c.sendOff && !echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
+			if final || (pos == from && !echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
 				return pos
 			}
 			return -1
