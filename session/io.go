@@ -270,7 +270,18 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	last, ok := s.det.last()
 	atPrompt := ok && last.kind != markCommand
 	prompt := s.learnPromptLocked()
-	input := req.Secret || req.Text == "" || req.Integrate || echoOff || waitsForInput(st, ok && last.kind == markCommand)
+	// Echo off while a command runs: a program edits its own input line
+	// (a nested shell, a REPL); at the hook's prompt it is the shell's
+	// own line editor.
+	inCommand := ok && last.kind == markCommand
+	input := req.Secret || req.Text == "" || req.Integrate || echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(st, inCommand)
+	if p := s.cmd; p != nil && inCommand && (p.input || p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
+		// The program that read the last text, or drew the prompt that
+		// ended it (a nested shell, a REPL), still runs: this is its
+		// input too.
+		input = true
+	}
+	ready := s.ready
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
 	owed := 0
@@ -338,8 +349,12 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		// Typed ahead: the shell reads it once what runs has ended.
 		c.dueD, c.needC, c.atPrompt = owed+1, true, true
 		c.earlierFrom = readOff
-		if hasPrev && pv.anchor > readOff && pv.anchor <= sendOff {
-			c.earlierFrom = pv.anchor
+		switch {
+		case hasPrev && prev.anchor < 0:
+			// Its line may not be read yet: its output starts at its C.
+			c.earlierEcho = max(readOff, prev.sendOff)
+		case hasPrev && prev.anchor > readOff && prev.anchor <= sendOff:
+			c.earlierFrom = prev.anchor
 		}
 	case owed > 0:
 		// Input to the running command; its D mark ends this one too.
@@ -369,7 +384,8 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		// Output since the last result: a background job, say.
 		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, cmp.Or(prompt, oldPrompt)))
 	}
-	if owed == 0 && len(s.det.nonce) > 0 && s.ready && req.Text != "" && req.Enter && !req.Integrate {
+	c.input = owed > 0 && input
+	if owed == 0 && c.atPrompt && ready && req.Text != "" && req.Enter && !req.Integrate {
 		c.needC = true
 	}
 	c.before = joinEarlier(parts...)
@@ -453,11 +469,21 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
 	if waited {
 		from, to := v.anchor, v.end
-		s.fill(&r, from, to, raw, c)
+		if v.waiting.state == "alt_screen" && !raw && !s.scr.AltScreen() {
+			// A full-screen program drawing on the main screen (top):
+			// its screen, not every frame it drew.
+			s.mu.Lock()
+			secrets := s.secrets
+			s.mu.Unlock()
+			s.fillScreen(&r, secrets)
+			r.Offset, r.NextOffset = from, to
+		} else {
+			s.fill(&r, from, to, raw, c)
+		}
 		r.Earlier = s.earlier(c, v)
 		s.mu.Lock()
 		if v.complete {
-			c.reported = true
+			c.reported, c.reportedVia = true, v.via
 			// The prompt drawn after the command is not news.
 			s.readOff = max(s.readOff, s.ring.End())
 		} else {
@@ -611,7 +637,19 @@ func (s *Session) earlier(c *command, v verdict) *Earlier {
 	} else if v.anchor < to {
 		to = v.anchor
 	}
-	e := s.renderEarlier(c.earlierFrom, to, c.lines, "")
+	var e *Earlier
+	if c.earlierEcho >= 0 {
+		s.mu.Lock()
+		m, ok := s.det.firstAfter(markCommand, c.earlierEcho)
+		s.mu.Unlock()
+		if ok && m.end <= to {
+			e = joinEarlier(s.renderEarlier(c.earlierFrom, c.earlierEcho, nil, ""), s.renderEarlier(m.end, to, c.lines, ""))
+		} else {
+			e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
+		}
+	} else {
+		e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
+	}
 	if v.earlier {
 		if e == nil {
 			e = &Earlier{}
@@ -846,7 +884,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	if v.complete {
 		s.readOff = max(s.readOff, end)
 		if c != nil && s.cmd == c {
-			c.reported = true
+			c.reported, c.reportedVia = true, v.via
 		}
 	} else {
 		s.readOff = max(s.readOff, to)

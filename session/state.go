@@ -43,12 +43,19 @@ var inputPromptRe = regexp.MustCompile(`\S[:?]\s?$`)
 // a program edits its input line itself (readline in a shell or REPL, a
 // full-screen program) or reads a password.
 func (s *Session) echoOff() bool {
+	known, off := s.echoState()
+	return known && off
+}
+
+// echoState reports whether the terminal's ECHO flag can be read (local
+// and agent PTYs) and whether it is off.
+func (s *Session) echoState() (known, off bool) {
 	if er, ok := s.conn.(transport.EchoReporter); ok {
 		if on, err := er.Echo(); err == nil {
-			return !on
+			return true, !on
 		}
 	}
-	return false
+	return false, false
 }
 
 var pagers = map[string]bool{"less": true, "more": true, "most": true, "pg": true, "man": true}

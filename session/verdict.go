@@ -77,11 +77,20 @@ type command struct {
 	// to what ran before this command (-1: none); for a command typed
 	// ahead it runs to the earlier command's D mark.
 	earlierFrom int64
+	// earlierEcho, when ≥ 0, is where the line of the command typed ahead
+	// of was sent before the shell had read it: its echo up to its C mark
+	// is not output.
+	earlierEcho int64
 	// before is what was unread when the command was typed and belongs to
 	// an earlier command that had finished, or a note-worthy rest.
 	before *Earlier
-	// reported: a complete result for this command was returned.
-	reported bool
+	// reported: a complete result for this command was returned, and
+	// reportedVia what decided it.
+	reported    bool
+	reportedVia string
+	// input: the text was input to a program the shell ran (not a command
+	// line for the shell).
+	input bool
 
 	// ranProgram: the shell layer saw another program own the terminal.
 	ranProgram bool
@@ -167,7 +176,7 @@ func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regex
 		// (a blank line ends a block) and echoes.
 		lines = strings.Split(strings.TrimSuffix(typed, "\n"), "\n")
 	}
-	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff, dueD: 1, earlierFrom: -1}
+	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff, dueD: 1, earlierFrom: -1, earlierEcho: -1}
 }
 
 // bareDoneQuiet is how long output must be quiet after a D mark with no C
@@ -343,16 +352,27 @@ func (s *Session) humanWait(c *command) (status, time.Duration) {
 	switch st.state {
 	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "input_prompt":
 		return st, 0
+	case "running":
+		// A full-screen program that draws without the alternate screen
+		// (top) hides the cursor while it runs.
+		s.mu.Lock()
+		hidden := s.det.cursorHidden && s.det.hiddenAt >= c.sendOff
+		s.mu.Unlock()
+		if hidden && st.foreground != "" {
+			st.state = "alt_screen"
+			return st, 0
+		}
 	case "repl", "prompt":
 		// A prompt at the cursor inside a command the hook tracks (a
 		// REPL, a nested shell over SSH), where the prompt layer may not
-		// decide because nothing says a program edits its input line.
+		// decide because the terminal's echo flag cannot be read to tell
+		// a program editing its input line from printed text.
 		// Otherwise the prompt layer decides; until and mark, when given,
 		// are what the caller waits for.
 		if c.until != nil || c.mark != nil || !knownPromptRe.MatchString(st.lastLine) {
 			break
 		}
-		if ready && c.atPrompt && hasMark && lastMark.kind == markCommand && !s.echoOff() {
+		if known, _ := s.echoState(); !known && ready && c.atPrompt && hasMark && lastMark.kind == markCommand {
 			return st, 0
 		}
 	}
