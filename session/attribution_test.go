@@ -144,7 +144,8 @@ func TestUnreadOutputComesBack(t *testing.T) {
 		waitScreen(t, s, "BG-42")
 		r = send(t, s, session.SendRequest{Text: "echo next"})
 		if !strings.HasPrefix(r.Output, "next") || r.Earlier == nil || !strings.Contains(r.Earlier.Output, "BG-42") {
-			t.Fatalf("output %q earlier %s via %s note %q", r.Output, earlierString(r), r.Via, r.Note)
+			all, _ := s.Read(t.Context(), session.ReadRequest{Mode: "range", FromLine: 1, Raw: true})
+			t.Fatalf("output %q earlier %s via %s note %q offset %d; the session:\n%q", r.Output, earlierString(r), r.Via, r.Note, r.Offset, all.Output)
 		}
 	})
 }

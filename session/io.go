@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -168,6 +169,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	// running program or a command line typed ahead of it.
 	st := s.classify()
 	echoOff := s.echoOff()
+	fg, fgOK := s.foreground()
 	var prev command
 	s.mu.Lock()
 	hasPrev := s.cmd != nil && !s.cmd.reported
@@ -275,10 +277,9 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	// own line editor.
 	inCommand := ok && last.kind == markCommand
 	input := req.Secret || req.Text == "" || req.Integrate || echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(st, inCommand)
-	if p := s.cmd; p != nil && inCommand && (p.input || p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
-		// The program that read the last text, or drew the prompt that
-		// ended it (a nested shell, a REPL), still runs: this is its
-		// input too.
+	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
+		// The program that drew the prompt that ended the last command
+		// (a nested shell, a REPL) still runs: this is its input too.
 		input = true
 	}
 	ready := s.ready
@@ -290,11 +291,19 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		case !s.ready && !ok:
 			owed = 1
 		case s.cmd != nil:
-			owed = max(max(s.cmd.dueD, 1)-s.det.doneSince(s.cmd.sendOff), 0)
-		case s.cmd == nil && ok && last.kind == markCommand:
+			owed = max(s.cmd.owes-s.det.doneSince(s.cmd.sendOff), 0)
+		case ok && last.kind == markCommand:
 			owed = 1
 		}
 	}
+	if owed > 0 && !input && fgOK && fg.Pgid != 0 && !fg.IsShell && (s.cmd == nil || !s.cmd.timedOut) {
+		// A program runs that the caller did not wait for (sent without
+		// wait, or started by an earlier server): text typed now is
+		// taken as its input (cat, a script asking without a prompt).
+		// After a send that timed out, text is a command typed ahead.
+		input = true
+	}
+	submits := req.Text != "" && req.Enter || slices.Contains(req.Keys, "enter")
 	readOff := s.readOff
 	oldPrompt := ""
 	if s.cmd != nil {
@@ -348,6 +357,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	case owed > 0 && !input:
 		// Typed ahead: the shell reads it once what runs has ended.
 		c.dueD, c.needC, c.atPrompt = owed+1, true, true
+		c.owes = owed
+		if submits {
+			c.owes++
+		}
 		c.earlierFrom = readOff
 		switch {
 		case hasPrev && prev.anchor < 0:
@@ -358,7 +371,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		}
 	case owed > 0:
 		// Input to the running command; its D mark ends this one too.
-		c.dueD, c.atPrompt = owed, false
+		c.dueD, c.atPrompt, c.owes = owed, false, owed
 		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, ""))
 	case hasPrev && pv.complete:
 		// The earlier command finished without its result returned.
@@ -385,6 +398,9 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, cmp.Or(prompt, oldPrompt)))
 	}
 	c.input = owed > 0 && input
+	if owed == 0 && submits && req.Text != "" {
+		c.owes = 1
+	}
 	if owed == 0 && c.atPrompt && ready && req.Text != "" && req.Enter && !req.Integrate {
 		c.needC = true
 	}
@@ -413,6 +429,11 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		}
 	}
 	v := s.await(ctx, c, timeout, tick)
+	if !v.complete {
+		s.mu.Lock()
+		c.timedOut = true
+		s.mu.Unlock()
+	}
 	if ctx.Err() != nil {
 		// The caller is gone and will never see this result: leave
 		// everything unread, so the next result returns it.

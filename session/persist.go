@@ -57,6 +57,7 @@ func (m meta) command() *command {
 	}
 	c := newCommand(m.CmdOff, time.Now(), "", nil)
 	c.atPrompt = m.CmdAtPrompt
+	c.owes = 1 // its D mark, unless it came already
 	if m.CmdAnchor > 0 {
 		c.anchor = m.CmdAnchor
 	}

@@ -73,6 +73,13 @@ type command struct {
 	// bareDoneQuiet).
 	dueD  int
 	needC bool
+	// owes is how many D marks the shell prints after sendOff before it
+	// has read everything typed so far (this line's own when it submits
+	// one): the next send is typed ahead while some are outstanding.
+	owes int
+	// timedOut: a wait on it ended before it did (a timeout, a cancelled
+	// call); text sent next is a command typed ahead.
+	timedOut bool
 	// earlierFrom is where output not yet returned begins that belongs
 	// to what ran before this command (-1: none); for a command typed
 	// ahead it runs to the earlier command's D mark.
@@ -555,6 +562,18 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	if back := now.Sub(c.shellBack); back < quietFor {
 		quietFor = back
 	}
+	if sw, ok := s.conn.(shellWaiter); ok && fg.IsShell && c.anchor >= 0 {
+		// The kernel can say whether the shell is blocked reading the
+		// terminal, that is, has run everything typed: no guessing from
+		// quiet on a busy machine.
+		if waiting, err := sw.ShellWaitsForInput(); err == nil {
+			if waiting && quietFor >= shellQuiet {
+				v.complete, v.via, v.end = true, ViaShell, s.promptStart(v.anchor, end)
+				return v, ch, mch, false
+			}
+			return v, ch, mch, true
+		}
+	}
 	if fg.IsShell && quietFor >= shellQuiet && now.Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
 		// The shell owning the terminal is not enough: on a busy machine
 		// it may not have started the command yet. Done means: a program
@@ -568,6 +587,12 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		}
 	}
 	return v, ch, mch, true
+}
+
+// shellWaiter is implemented by Conns that can tell whether the session's
+// own top-level process is blocked reading the terminal (local PTYs).
+type shellWaiter interface {
+	ShellWaitsForInput() (bool, error)
 }
 
 // echoEndLocked finds where the echo of the typed lines ends, scanning from
