@@ -405,6 +405,18 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 // verdict.
 func summary(r session.Result) string {
 	var b strings.Builder
+	if e := r.Earlier; e != nil {
+		// What ran before this command comes first, as it did.
+		b.WriteString(e.Output)
+		if e.Output != "" && !strings.HasSuffix(e.Output, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[earlier")
+		if e.ExitCode != nil {
+			fmt.Fprintf(&b, ": exit %d", *e.ExitCode)
+		}
+		b.WriteString("]\n")
+	}
 	b.WriteString(r.Output)
 	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
 		b.WriteByte('\n')
