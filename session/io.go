@@ -524,7 +524,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	case !v.complete && waited && v.waiting.state != "":
 		r.State = v.waiting.state
 		r.Note = waitNote(v.waiting)
-	case !v.complete && waited && c.dueD > 1 && !v.earlier:
+	case !v.complete && waited && c.dueD > 1 && !v.earlier && s.Info().Integrated:
 		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.describe())
 	case !v.complete && waited:
 		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.describe())
