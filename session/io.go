@@ -372,7 +372,11 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	case owed > 0:
 		// Input to the running command; its D mark ends this one too.
 		c.dueD, c.atPrompt, c.owes = owed, false, owed
-		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, ""))
+		var echo []string // the echo of an earlier line nobody waited on is not news
+		if hasPrev {
+			echo = prev.lines
+		}
+		parts = append(parts, s.renderEarlier(readOff, sendOff, echo, ""))
 	case hasPrev && pv.complete:
 		// The earlier command finished without its result returned.
 		from := max(readOff, pv.anchor)
