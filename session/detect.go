@@ -164,6 +164,16 @@ func (d *detector) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Skip accounts for n bytes of output that were lost before they reached
+// the detector (a gap the agent reported). Offsets of later marks stay
+// absolute, so a verdict waiting for the mark after its send offset finds
+// it; a sequence cut by the gap is dropped, as a terminal would lose it.
+func (d *detector) Skip(n int64) {
+	d.off += n
+	d.state = stGround
+	d.buf, d.over = d.buf[:0], false
+}
+
 func (d *detector) collect(c byte) {
 	if len(d.buf) < maxOSC {
 		d.buf = append(d.buf, c)
@@ -233,6 +243,17 @@ func (d *detector) firstAfter(k markKind, off int64) (mark, bool) {
 		}
 	}
 	return mark{}, false
+}
+
+// doneSince counts the D marks that start at or after off.
+func (d *detector) doneSince(off int64) int {
+	n := 0
+	for _, m := range d.marks {
+		if m.kind == markDone && m.off >= off {
+			n++
+		}
+	}
+	return n
 }
 
 // last returns the most recent mark of any kind.

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -40,6 +42,10 @@ type SendRequest struct {
 	// (one typed into the session: ssh host, docker exec, su), after which
 	// its commands come back with exit codes.
 	Integrate bool
+	// Paste sends Text as a bracketed paste even to a program on the
+	// alternate screen, which otherwise gets it as typed keys (vim, less,
+	// htop: a command letter must act, not become text).
+	Paste bool
 	// Raw types Text byte for byte and returns output bytes untouched.
 	// Without it, control characters other than tab, newline and carriage
 	// return are removed from Text (see neutralise).
@@ -52,6 +58,7 @@ type SendRequest struct {
 // contract (DESIGN.md).
 type Result struct {
 	SessionID    string     `json:"session_id" jsonschema:"the session"`
+	Earlier      *Earlier   `json:"earlier,omitempty" jsonschema:"output not returned before that belongs to what ran before this command: a command still running when this text was typed ahead (its remaining output and exit code), a background job, a send without wait; output, exit_code and via below are this command's own"`
 	Output       string     `json:"output" jsonschema:"the output, rendered through the terminal emulator and reduced (or raw bytes with raw)"`
 	OutputBase64 string     `json:"output_base64,omitempty" jsonschema:"with raw, the exact bytes when they are not valid UTF-8"`
 	Complete     bool       `json:"complete" jsonschema:"the command finished (or until matched); false means it is still running"`
@@ -70,6 +77,17 @@ type Result struct {
 	Cursor       *Cursor    `json:"cursor,omitempty" jsonschema:"cursor position on the screen (1-based), for screen and diff modes"`
 	ElapsedMS    int64      `json:"elapsed_ms" jsonschema:"time spent in this call, in milliseconds"`
 	Note         string     `json:"note,omitempty" jsonschema:"advice on what to do next, when there is any"`
+}
+
+// Earlier is output that arrived before a command's own and was never
+// returned: the rest of a command still running when the next was typed
+// ahead (with its exit code once it ended), a background job's lines, the
+// output of a send without wait. Nothing unread is dropped silently.
+type Earlier struct {
+	Output   string `json:"output" jsonschema:"that output, rendered and reduced like output"`
+	ExitCode *int   `json:"exit_code,omitempty" jsonschema:"the earlier command's exit status, when it ended"`
+	Via      string `json:"via,omitempty" jsonschema:"what decided the earlier command ended"`
+	Gap      int64  `json:"gap,omitempty" jsonschema:"bytes of it that left the log before they could be returned"`
 }
 
 // Reduction says what output reduction did.
@@ -146,6 +164,24 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		s.awaitLineEditor(ctx)
 	}
 
+	alt := s.scr.AltScreen()
+	// What the terminal is doing decides whether text is input to a
+	// running program or a command line typed ahead of it.
+	st := s.classify()
+	echoOff := s.echoOff()
+	fg, fgOK := s.foreground()
+	var prev command
+	s.mu.Lock()
+	hasPrev := s.cmd != nil && !s.cmd.reported
+	if hasPrev {
+		prev = *s.cmd
+		prev.pre, prev.until = nil, nil
+	}
+	s.mu.Unlock()
+	var pv verdict
+	if hasPrev {
+		pv, _, _, _ = s.evaluate(&prev)
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -177,11 +213,16 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	}
 	typed := ""
 	if text != "" {
-		if bracketed && strings.Contains(text, "\n") {
+		switch {
+		case bracketed && req.Paste:
+			b.WriteString("\x1b[200~" + text + "\x1b[201~")
+		case bracketed && strings.Contains(text, "\n") && !alt:
 			// A multi-line paste reaches the shell as one command line
 			// rather than one command per line (bash, zsh, python ≥ 3.13).
+			// A full-screen program gets keys instead: vim inserts a
+			// paste as text, so "obeta" would not open a line (issue #13).
 			b.WriteString("\x1b[200~" + text + "\x1b[201~")
-		} else {
+		default:
 			b.WriteString(strings.ReplaceAll(text, "\n", "\r"))
 		}
 		typed = text
@@ -231,6 +272,43 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	last, ok := s.det.last()
 	atPrompt := ok && last.kind != markCommand
 	prompt := s.learnPromptLocked()
+	// Echo off while a command runs: a program edits its own input line
+	// (a nested shell, a REPL); at the hook's prompt it is the shell's
+	// own line editor.
+	inCommand := ok && last.kind == markCommand
+	input := req.Secret || req.Text == "" || req.Integrate || echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(st, inCommand)
+	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
+		// The program that drew the prompt that ended the last command
+		// (a nested shell, a REPL) still runs: this is its input too.
+		input = true
+	}
+	ready := s.ready
+	// owed: D marks the hooked shell will print before it reads this
+	// text, for commands still running (or its first prompt).
+	owed := 0
+	if len(s.det.nonce) > 0 {
+		switch {
+		case !s.ready && !ok:
+			owed = 1
+		case s.cmd != nil:
+			owed = max(s.cmd.owes-s.det.doneSince(s.cmd.sendOff), 0)
+		case ok && last.kind == markCommand:
+			owed = 1
+		}
+	}
+	if owed > 0 && !input && fgOK && fg.Pgid != 0 && !fg.IsShell && (s.cmd == nil || !s.cmd.timedOut) {
+		// A program runs that the caller did not wait for (sent without
+		// wait, or started by an earlier server): text typed now is
+		// taken as its input (cat, a script asking without a prompt).
+		// After a send that timed out, text is a command typed ahead.
+		input = true
+	}
+	submits := req.Text != "" && req.Enter || slices.Contains(req.Keys, "enter")
+	readOff := s.readOff
+	oldPrompt := ""
+	if s.cmd != nil {
+		oldPrompt = s.cmd.prompt
+	}
 	s.mu.Unlock()
 
 	start := s.now()
@@ -267,12 +345,83 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if markID != "" {
 		c.setMark(markID)
 	}
+	// Results belong to their command (issue #13): what ran before and
+	// was not returned goes to earlier.
+	var parts []*Earlier
+	if hasPrev && readOff < prev.sendOff {
+		// Unread output from before the earlier command was typed.
+		parts = append(parts, s.renderEarlier(readOff, prev.sendOff, nil, oldPrompt))
+		readOff = prev.sendOff
+	}
+	switch {
+	case owed > 0 && !input:
+		// Typed ahead: the shell reads it once what runs has ended.
+		c.dueD, c.needC, c.atPrompt = owed+1, true, true
+		c.owes = owed
+		if submits {
+			c.owes++
+		}
+		c.earlierFrom = readOff
+		switch {
+		case hasPrev && prev.anchor < 0:
+			// Its line may not be read yet: its output starts at its C.
+			c.earlierEcho = max(readOff, prev.sendOff)
+		case hasPrev && prev.anchor > readOff && prev.anchor <= sendOff:
+			c.earlierFrom = prev.anchor
+		}
+	case owed > 0:
+		// Input to the running command; its D mark ends this one too.
+		c.dueD, c.atPrompt, c.owes = owed, false, owed
+		var echo []string // the echo of an earlier line nobody waited on is not news
+		if hasPrev {
+			echo = prev.lines
+		}
+		parts = append(parts, s.renderEarlier(readOff, sendOff, echo, ""))
+	case hasPrev && pv.complete:
+		// The earlier command finished without its result returned.
+		from := max(readOff, pv.anchor)
+		e := s.renderEarlier(from, min(pv.end, sendOff), nil, "")
+		if e == nil {
+			e = &Earlier{}
+		}
+		e.ExitCode, e.Via = pv.exitCode, pv.via
+		parts = append(parts, e, s.renderEarlier(max(from, min(pv.end, sendOff)), sendOff, nil, cmp.Or(prompt, oldPrompt)))
+	case hasPrev:
+		// No hook: the earlier command still runs, and what follows
+		// may be its output or this one's.
+		from := readOff
+		if pv.anchor > readOff && pv.anchor <= sendOff {
+			from = pv.anchor
+		}
+		parts = append(parts, s.renderEarlier(from, sendOff, nil, ""))
+		if !input {
+			notes = append(notes, "an earlier command was still running when this text was typed (its output so far is in earlier); without ttymux's shell hook the output below may be that command's as well as this one's")
+		}
+	default:
+		// Output since the last result: a background job, say.
+		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, cmp.Or(prompt, oldPrompt)))
+	}
+	c.input = owed > 0 && input
+	if owed == 0 && submits && req.Text != "" {
+		c.owes = 1
+	}
+	if owed == 0 && c.atPrompt && ready && req.Text != "" && req.Enter && !req.Integrate {
+		c.needC = true
+	}
+	c.before = joinEarlier(parts...)
 	s.mu.Lock()
 	s.cmd = c
 	s.mu.Unlock()
 	s.persist()
 	if !req.Wait {
 		r := s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
+		if c.before != nil {
+			// Returned here: the next result starts after it.
+			r.Earlier = c.before
+			s.mu.Lock()
+			s.readOff = max(s.readOff, sendOff)
+			s.mu.Unlock()
+		}
 		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
 		return r, nil
 	}
@@ -284,6 +433,16 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		}
 	}
 	v := s.await(ctx, c, timeout, tick)
+	if !v.complete {
+		s.mu.Lock()
+		c.timedOut = true
+		s.mu.Unlock()
+	}
+	if ctx.Err() != nil {
+		// The caller is gone and will never see this result: leave
+		// everything unread, so the next result returns it.
+		return Result{}, ctx.Err()
+	}
 	r := s.result(c, v, start, req.Raw, true)
 	if len(notes) > 0 {
 		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
@@ -335,9 +494,21 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
 	if waited {
 		from, to := v.anchor, v.end
-		s.fill(&r, from, to, raw, c)
+		if v.waiting.state == "alt_screen" && !raw && !s.scr.AltScreen() {
+			// A full-screen program drawing on the main screen (top):
+			// its screen, not every frame it drew.
+			s.mu.Lock()
+			secrets := s.secrets
+			s.mu.Unlock()
+			s.fillScreen(&r, secrets)
+			r.Offset, r.NextOffset = from, to
+		} else {
+			s.fill(&r, from, to, raw, c)
+		}
+		r.Earlier = s.earlier(c, v)
 		s.mu.Lock()
 		if v.complete {
+			c.reported, c.reportedVia = true, v.via
 			// The prompt drawn after the command is not news.
 			s.readOff = max(s.readOff, s.ring.End())
 		} else {
@@ -353,7 +524,13 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 	r.State, r.Foreground = st.state, st.foreground
 	settledState(&r, v)
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
-	if !v.complete && waited {
+	switch {
+	case !v.complete && waited && v.waiting.state != "":
+		r.State = v.waiting.state
+		r.Note = waitNote(v.waiting)
+	case !v.complete && waited && c.dueD > 1 && !v.earlier && s.Info().Integrated:
+		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.describe())
+	case !v.complete && waited:
 		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.describe())
 	}
 	s.noteRecording(&r)
@@ -473,6 +650,132 @@ func (s *Session) fillScreen(r *Result, secrets []string) {
 	r.Output = redact(strings.Join(lines, "\n"), secrets)
 	r.Mode = "screen"
 	r.Cursor = &Cursor{Row: snap.CursorRow + 1, Col: snap.CursorCol + 1}
+}
+
+// earlier returns what c's result carries before its own output: what
+// was unread when c was typed and, for a command typed ahead, the rest of
+// the command that ran before it, up to that command's D mark (or up to
+// now while it still runs).
+func (s *Session) earlier(c *command, v verdict) *Earlier {
+	if c.earlierFrom < 0 {
+		return c.before
+	}
+	to := v.end
+	if v.earlier {
+		to = v.earlierEnd
+	} else if v.anchor < to {
+		to = v.anchor
+	}
+	var e *Earlier
+	if c.earlierEcho >= 0 {
+		s.mu.Lock()
+		m, ok := s.det.firstAfter(markCommand, c.earlierEcho)
+		s.mu.Unlock()
+		if ok && m.end <= to {
+			e = joinEarlier(s.renderEarlier(c.earlierFrom, c.earlierEcho, nil, ""), s.renderEarlier(m.end, to, c.lines, ""))
+		} else {
+			e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
+		}
+	} else {
+		e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
+	}
+	if v.earlier {
+		if e == nil {
+			e = &Earlier{}
+		}
+		code := v.earlierCode
+		e.ExitCode, e.Via = &code, ViaExitCode
+	}
+	return joinEarlier(c.before, e)
+}
+
+// renderEarlier renders the log range [from, to) for Earlier, without the
+// echo of the typed lines drop (a command typed ahead is echoed by the
+// terminal amid the earlier command's output) and without a shell prompt
+// prompt around it. It returns nil when nothing is left.
+func (s *Session) renderEarlier(from, to int64, drop []string, prompt string) *Earlier {
+	if to <= from {
+		return nil
+	}
+	s.mu.Lock()
+	b, gone := s.ring.AppendRange(nil, from, to)
+	first := s.lines.LineAt(max(from, s.ring.Start()))
+	secrets := s.secrets
+	s.mu.Unlock()
+	lines, nums := reduce.RenderNumbered(b)
+	prompt = strings.TrimRight(prompt, " ")
+	keep := lines[:0]
+	keepNums := nums[:0]
+	for i, l := range lines {
+		if prompt != "" {
+			if t := strings.TrimRight(l, " "); t == prompt {
+				continue
+			} else if i == 0 {
+				l = strings.TrimPrefix(strings.TrimPrefix(l, prompt), " ")
+			}
+		}
+		if len(drop) > 0 && strings.TrimSpace(l) == strings.TrimSpace(drop[0]) {
+			drop = drop[1:]
+			continue
+		}
+		keep, keepNums = append(keep, l), append(keepNums, nums[i])
+	}
+	for len(keep) > 0 && strings.TrimSpace(keep[len(keep)-1]) == "" {
+		keep, keepNums = keep[:len(keep)-1], keepNums[:len(keepNums)-1]
+	}
+	for len(keep) > 0 && strings.TrimSpace(keep[0]) == "" {
+		keep, keepNums = keep[1:], keepNums[1:]
+	}
+	if len(keep) == 0 && gone == 0 {
+		return nil
+	}
+	id := s.id
+	red := reduce.Reduce(keep, reduce.Options{
+		FirstLine:   first,
+		LineNumbers: keepNums,
+		ReadHint: func(a, z int64) string {
+			return fmt.Sprintf(`read {"session_id":%q,"mode":"range","from_line":%d,"to_line":%d}`, id, a, z)
+		},
+	})
+	return &Earlier{Output: redact(red.Text, secrets), Gap: gone}
+}
+
+// joinEarlier joins parts in order; nil parts are skipped. The exit code
+// is the last part's that has one.
+func joinEarlier(parts ...*Earlier) *Earlier {
+	var e *Earlier
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if e == nil {
+			cp := *p
+			e = &cp
+			continue
+		}
+		if p.Output != "" {
+			e.Output = strings.TrimPrefix(e.Output+"\n"+p.Output, "\n")
+		}
+		e.Gap += p.Gap
+		if p.ExitCode != nil {
+			e.ExitCode, e.Via = p.ExitCode, p.Via
+		}
+	}
+	return e
+}
+
+// waitsForInput reports whether the terminal's state says a program waits
+// for input, so that text sent now is its input rather than a command line
+// typed ahead for the shell. inCommand: the hook saw a command start and
+// not end (a prompt at the cursor is then a nested shell's or REPL's).
+func waitsForInput(st status, inCommand bool) bool {
+	switch st.state {
+	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "repl", "input_prompt":
+		return true
+	case "prompt":
+		return inCommand
+	}
+	return false
 }
 
 func joinNote(a, b string) string {
@@ -602,6 +905,9 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	s.mu.Lock()
 	if v.complete {
 		s.readOff = max(s.readOff, end)
+		if c != nil && s.cmd == c {
+			c.reported, c.reportedVia = true, v.via
+		}
 	} else {
 		s.readOff = max(s.readOff, to)
 	}

@@ -620,11 +620,14 @@ func (m *Manager) Close(ctx context.Context, idOrName string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	if err := s.Kill(ctx); err != nil {
+		// Still running where it lives: keep it, so close can be retried.
+		return s.Info(), fmt.Errorf("%w; the session may still be running: try close again, or list {host} to see it", err)
+	}
 	m.mu.Lock()
 	delete(m.sessions, s.id)
 	m.mu.Unlock()
-	err = s.Kill(ctx)
-	return s.Info(), err
+	return s.Info(), nil
 }
 
 // CloseAll ends every in-process session and detaches kept ones (they keep

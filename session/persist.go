@@ -3,7 +3,11 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 // meta is what ttymux stores with a session kept by an agent, so that a
@@ -53,6 +57,7 @@ func (m meta) command() *command {
 	}
 	c := newCommand(m.CmdOff, time.Now(), "", nil)
 	c.atPrompt = m.CmdAtPrompt
+	c.owes = 1 // its D mark, unless it came already
 	if m.CmdAnchor > 0 {
 		c.anchor = m.CmdAnchor
 	}
@@ -104,15 +109,26 @@ func (s *Session) waitCaughtUp(ctx context.Context, end int64, d time.Duration) 
 	s.waitFor(ctx, d, func() bool { return s.ring.End() >= end || s.exited })
 }
 
-// Kill ends the session: a kept session is ended in its agent, an in-process
-// one is hung up.
+// Kill ends the session where it lives: a kept session in the agent that
+// holds it (the remote agent for "host/sN", which knows it as "sN"), an
+// in-process one by hanging up. A kept session the agent could not end is
+// an error, and the session stays attached so that close can be tried
+// again; one the agent no longer holds has ended already.
 func (s *Session) Kill(ctx context.Context) error {
 	if s.kept && s.keeper != nil {
-		if err := s.keeper.Kill(ctx, s.id); err != nil {
-			s.log.Warn("kill kept session", "err", err)
+		id := s.id
+		if _, rid, ok := splitRemoteID(id); ok {
+			id = rid
+		}
+		if err := s.keeper.Kill(ctx, id); err != nil && !errors.Is(err, transport.ErrNoSession) {
+			return fmt.Errorf("end session %s in its agent: %w", s.id, err)
 		}
 	}
-	return s.Close()
+	if err := s.Close(); err != nil {
+		// Hung up all the same; the error is the far end's last word.
+		s.log.Debug("close after kill", "err", err)
+	}
+	return nil
 }
 
 // Persistent reports whether the session is kept by an agent and survives

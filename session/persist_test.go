@@ -20,6 +20,12 @@ import (
 // returns a client for it.
 func startAgent(t testing.TB) *agentc.Client {
 	t.Helper()
+	return startAgentWith(t, agent.Options{Shell: "/bin/bash"})
+}
+
+// startAgentWith is startAgent with opts (a small ring, say).
+func startAgentWith(t testing.TB, opts agent.Options) *agentc.Client {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "ttm") // short: socket paths are limited to 108 bytes
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +36,7 @@ func startAgent(t testing.TB) *agentc.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := agent.NewServer(agent.Options{Shell: "/bin/bash"})
+	srv := agent.NewServer(opts)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	t.Cleanup(func() {
@@ -200,5 +206,54 @@ func TestPersistentFallsBackWithoutAgent(t *testing.T) {
 	}
 	if r := send(t, s, session.SendRequest{Text: "echo works"}); r.Output != "works" {
 		t.Fatalf("fallback session: %q", r.Output)
+	}
+}
+
+// TestOutputLostInTheAgentDoesNotWedge pins issue #13's wedge after an
+// agent-side loss: a flood overran the agent's (small) ring while no
+// server was attached, the attach resumed past the loss, and the verdict's
+// mark offsets lagged the log's by what was lost, so every later command
+// timed out with empty output. The loss is reported and the next command
+// completes.
+func TestOutputLostInTheAgentDoesNotWedge(t *testing.T) {
+	k := startAgentWith(t, agent.Options{Shell: "/bin/bash", RingSize: 64 << 10})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	m1 := newPersistentManager(t, k)
+	s, err := m1.Open(ctx, session.OpenRequest{Transport: "local", Persistent: true,
+		Target: transport.Target{Env: []string{"PS1=$ ", "HOME=" + t.TempDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.ID()
+	if _, err := s.Send(ctx, session.SendRequest{Text: "sleep 0.5; yes | head -c 2000000; echo END", Enter: true}); err != nil {
+		t.Fatal(err)
+	}
+	m1.CloseAll() // detached: the flood overruns the agent's ring
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kept, err := k.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kept) == 1 && kept[0].End > 2000000 && kept[0].Foreground == "bash" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood did not finish: %+v", kept)
+		}
+		time.Sleep(20 * time.Millisecond) // the agent announces nothing to a detached client
+	}
+	m2 := newPersistentManager(t, k)
+	s2, err := m2.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s2.OpenNote(), "left the agent's log") {
+		t.Fatalf("the loss is not reported: note %q", s2.OpenNote())
+	}
+	r := send(t, s2, session.SendRequest{Text: "echo alive", Timeout: 10 * time.Second})
+	if !r.Complete || r.Via != session.ViaExitCode || r.Output != "alive" {
+		t.Fatalf("after the loss: complete=%v via=%q output=%q note=%q", r.Complete, r.Via, r.Output, r.Note)
 	}
 }

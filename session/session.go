@@ -150,6 +150,9 @@ func newSession(c sessionConfig) *Session {
 		meta:      c.persisted,
 		rec:       c.rec,
 	}
+	// The detector's offsets are the log's: after an attach that
+	// starts past what the agent lost, both start at from (issue #13).
+	s.det.off = c.from
 	s.lastOutput = s.created
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
@@ -242,6 +245,7 @@ func (s *Session) pump() {
 				s.mu.Lock()
 				s.ring.Skip(gap.To - gap.From)
 				s.lines.Skip(gap.To - gap.From)
+				s.det.Skip(gap.To - gap.From)
 				s.gaps += gap.To - gap.From
 				s.notifyLocked()
 				s.mu.Unlock()

@@ -524,7 +524,7 @@ func TestMarkInNestedShell(t *testing.T) {
 	} {
 		r := send(t, s, session.SendRequest{Text: tt.text, Mark: true})
 		if !r.Complete || r.Via != session.ViaMark || exitCode(r) != tt.code || r.Output != tt.out {
-			t.Fatalf("%q: complete=%v via=%q exit=%s output=%q", tt.text, r.Complete, r.Via, exitCode(r), r.Output)
+			t.Fatalf("%q: complete=%v via=%q exit=%s output=%q state=%q note=%q elapsed=%d", tt.text, r.Complete, r.Via, exitCode(r), r.Output, r.State, r.Note, r.ElapsedMS)
 		}
 	}
 }

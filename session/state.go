@@ -13,7 +13,7 @@ import (
 
 // status is what the terminal is doing, for results that are not complete.
 type status struct {
-	state      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, disconnected, exited
+	state      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, input_prompt, disconnected, exited
 	foreground string
 	lastLine   string
 }
@@ -34,6 +34,29 @@ var (
 	confirmRe  = regexp.MustCompile(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
 	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*)\s*$`)
 )
+
+// inputPromptRe matches the last line of a program that asks for a line
+// of input ("Name: ", "Overwrite? ").
+var inputPromptRe = regexp.MustCompile(`\S[:?]\s?$`)
+
+// echoOff reports whether the terminal's ECHO flag is known to be off:
+// a program edits its input line itself (readline in a shell or REPL, a
+// full-screen program) or reads a password.
+func (s *Session) echoOff() bool {
+	known, off := s.echoState()
+	return known && off
+}
+
+// echoState reports whether the terminal's ECHO flag can be read (local
+// and agent PTYs) and whether it is off.
+func (s *Session) echoState() (known, off bool) {
+	if er, ok := s.conn.(transport.EchoReporter); ok {
+		if on, err := er.Echo(); err == nil {
+			return true, !on
+		}
+	}
+	return false, false
+}
 
 var pagers = map[string]bool{"less": true, "more": true, "most": true, "pg": true, "man": true}
 
@@ -67,12 +90,8 @@ func (s *Session) classify() status {
 			st.lastLine = st.lastLine[len(st.lastLine)-120:]
 		}
 	}
-	echoOff := false
-	if er, ok := s.conn.(interface{ Echo() (bool, error) }); ok {
-		if on, err := er.Echo(); err == nil {
-			echoOff = !on
-		}
-	}
+	echoOff := s.echoOff()
+	open := len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
 	name := filepath.Base(fg.Name)
 	if ls, ok := s.conn.(transport.LinkStater); ok && ls.LinkState() == transport.LinkDisconnected {
 		st.state = "disconnected"
@@ -106,6 +125,10 @@ func (s *Session) classify() status {
 		// A shell typed into the session (ssh, docker exec) waits at its
 		// prompt.
 		st.state = "prompt"
+	case open && len(st.lastLine) <= maxPrompt && inputPromptRe.MatchString(st.lastLine) && s.now().Sub(s.lastOutputAt()) >= humanQuiet:
+		// "Name: ", "Continue? ": a program (read -p, input()) waits for
+		// a line.
+		st.state = "input_prompt"
 	default:
 		st.state = "running"
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,8 +64,46 @@ type command struct {
 	anchor  int64 // start of the command's output; -1 while the echo is still arriving
 	scanned int64 // until has been tried against output up to here
 	pre     *prerender
+	// With ttymux's hook, the command ends at the dueD-th D mark after
+	// sendOff: 1 normally, more when it was typed ahead of commands still
+	// running (their D marks come first, and the shell reads this line
+	// only then). needC: the command is a line typed to the hooked shell,
+	// so its own D follows its own C mark; a D with no C before it ends
+	// something earlier (or a line the shell did not run: accepted after
+	// bareDoneQuiet).
+	dueD  int
+	needC bool
+	// owes is how many D marks the shell prints after sendOff before it
+	// has read everything typed so far (this line's own when it submits
+	// one): the next send is typed ahead while some are outstanding.
+	owes int
+	// timedOut: a wait on it ended before it did (a timeout, a cancelled
+	// call); text sent next is a command typed ahead.
+	timedOut bool
+	// earlierFrom is where output not yet returned begins that belongs
+	// to what ran before this command (-1: none); for a command typed
+	// ahead it runs to the earlier command's D mark.
+	earlierFrom int64
+	// earlierEcho, when ≥ 0, is where the line of the command typed ahead
+	// of was sent before the shell had read it: its echo up to its C mark
+	// is not output.
+	earlierEcho int64
+	// before is what was unread when the command was typed and belongs to
+	// an earlier command that had finished, or a note-worthy rest.
+	before *Earlier
+	// reported: a complete result for this command was returned, and
+	// reportedVia what decided it.
+	reported    bool
+	reportedVia string
+	// input: the text was input to a program the shell ran (not a command
+	// line for the shell).
+	input bool
+
 	// ranProgram: the shell layer saw another program own the terminal.
 	ranProgram bool
+	// shellBack is when the shell layer last saw the shell take the
+	// terminal back (zero while another program owns it).
+	shellBack time.Time
 }
 
 func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) *command {
@@ -75,7 +114,51 @@ func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regex
 		// (a blank line ends a block) and echoes.
 		lines = strings.Split(strings.TrimSuffix(typed, "\n"), "\n")
 	}
-	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff}
+	return &command{sendOff: sendOff, sent: sent, lines: lines, until: until, anchor: -1, scanned: sendOff, dueD: 1, earlierFrom: -1, earlierEcho: -1}
+}
+
+// bareDoneQuiet is how long output must be quiet after a D mark with no C
+// mark before it before that D is taken as the end of a command line the
+// hooked shell read but did not run (a syntax error, a comment): the shell
+// prints C within milliseconds of reading a line it runs.
+const bareDoneQuiet = time.Second
+
+// ownMarks are the hook's marks that belong to a command.
+type ownMarks struct {
+	earlier, cmd, done       mark
+	earlierOK, cmdOK, doneOK bool
+	bare                     bool // done has no C before it
+}
+
+// ownMarksLocked finds c's marks among those after its send: the D that
+// ends what ran before it (when it was typed ahead), then its own C and D.
+// s.mu must be held.
+func (s *Session) ownMarksLocked(c *command) ownMarks {
+	var o ownMarks
+	due := max(c.dueD, 1)
+	n := 0
+	for _, m := range s.det.marks {
+		if m.off < c.sendOff {
+			continue
+		}
+		switch {
+		case n < due-1:
+			if m.kind == markDone {
+				n++
+				if n == due-1 {
+					o.earlier, o.earlierOK = m, true
+				}
+			}
+		case m.kind == markCommand:
+			if !o.cmdOK {
+				o.cmd, o.cmdOK = m, true
+			}
+		case m.kind == markDone:
+			o.done, o.doneOK, o.bare = m, true, !o.cmdOK
+			return o
+		}
+	}
+	return o
 }
 
 // setMark makes c wait for the sentinel line of the mark command with id
@@ -95,6 +178,14 @@ type verdict struct {
 	anchor   int64 // where the command's output starts
 	end      int64 // where it ends (exclusive)
 	match    string
+	// earlier: the D mark that ended what ran before a typed-ahead
+	// command was seen (earlierEnd is its offset, earlierCode its status).
+	earlier     bool
+	earlierEnd  int64
+	earlierCode int
+	// waiting is the state of a terminal that waits for a human
+	// (password_prompt, pager …): the wait ended early, not complete.
+	waiting status
 }
 
 // await waits for c's verdict, at most timeout. tick, when non-nil, is
@@ -117,10 +208,20 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 		progress = t.C
 	}
 	var last time.Time
+	human := time.NewTimer(time.Hour)
+	defer human.Stop()
 	for {
 		v, changed, marked, needPoll := s.evaluate(c)
 		if v.complete {
 			return v
+		}
+		// A terminal that waits for a human ends the wait after a short
+		// quiet: only input can change it (issue #13).
+		if w, left := s.humanWait(c); w.state != "" {
+			v.via, v.waiting = ViaTimeout, w
+			return v
+		} else {
+			human.Reset(left)
 		}
 		s.prerender(c)
 		last = time.Now()
@@ -139,6 +240,7 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 				goto wait
 			}
 		case <-coalesced:
+		case <-human.C:
 		case <-marked:
 		case <-poll:
 		case <-progress:
@@ -159,6 +261,85 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	}
 }
 
+// humanQuiet is how long output must be quiet, after output that came
+// since the send, before a terminal that waits for a human ends the wait;
+// humanQuietIdle when nothing came since the send (a key the program has
+// not answered yet).
+const (
+	humanQuiet     = 300 * time.Millisecond
+	humanQuietIdle = time.Second
+)
+
+// humanWait reports the state of a terminal that waits for a human, once
+// output has been quiet long enough, or how long to wait before asking
+// again. A running program (a quiet sleep) is not waiting for a human.
+func (s *Session) humanWait(c *command) (status, time.Duration) {
+	s.mu.Lock()
+	last := s.lastOutput
+	lastMark, hasMark := s.det.last()
+	ready := s.ready
+	s.mu.Unlock()
+	from, need := last, humanQuiet
+	if !last.After(c.sent) {
+		from, need = c.sent, humanQuietIdle
+	}
+	if quiet := s.now().Sub(from); quiet < need {
+		return status{}, need - quiet
+	}
+	st := s.classify()
+	switch st.state {
+	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "input_prompt":
+		return st, 0
+	case "running":
+		// A full-screen program that draws without the alternate screen
+		// (top) hides the cursor while it runs.
+		s.mu.Lock()
+		hidden := s.det.cursorHidden && s.det.hiddenAt >= c.sendOff
+		s.mu.Unlock()
+		if hidden && st.foreground != "" {
+			st.state = "alt_screen"
+			return st, 0
+		}
+	case "repl", "prompt":
+		// A prompt at the cursor inside a command the hook tracks (a
+		// REPL, a nested shell over SSH), where the prompt layer may not
+		// decide because the terminal's echo flag cannot be read to tell
+		// a program editing its input line from printed text.
+		// Otherwise the prompt layer decides; until and mark, when given,
+		// are what the caller waits for.
+		if c.until != nil || c.mark != nil || !knownPromptRe.MatchString(st.lastLine) {
+			break
+		}
+		if known, _ := s.echoState(); !known && ready && c.atPrompt && hasMark && lastMark.kind == markCommand {
+			return st, 0
+		}
+	}
+	return status{}, humanQuiet
+}
+
+// waitNote says what a terminal that waits for a human wants sent.
+func waitNote(st status) string {
+	switch st.state {
+	case "password_prompt":
+		return fmt.Sprintf("waiting for a password (%q): send it with secret: true", st.lastLine)
+	case "confirm_prompt":
+		return fmt.Sprintf("waiting for an answer to %q: send it as text, e.g. yes or no (y or n)", st.lastLine)
+	case "pager":
+		return `a pager waits: send {"text": "q", "enter": false} to quit, keys ["space"] for the next page, or text "/word" to search`
+	case "alt_screen":
+		fg := st.foreground
+		if fg == "" {
+			fg = "a full-screen program"
+		}
+		return fmt.Sprintf(`%s waits for keys; output is its screen: text is typed as keystrokes (e.g. {"text": ":wq"} in vim), keys press ["esc"] or ["ctrl+c"]`, fg)
+	case "input_prompt":
+		return fmt.Sprintf("waiting for a line of input after %q: send it as text (secret: true for anything sensitive)", st.lastLine)
+	case "repl", "prompt":
+		return fmt.Sprintf("a prompt (%q) waits for the next line: send it; until with a pattern for this prompt makes the next wait exact", st.lastLine)
+	}
+	return ""
+}
+
 // coalesceEvery is the least time between two evaluations woken by output.
 const coalesceEvery = 2 * time.Millisecond
 
@@ -169,11 +350,25 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	s.mu.Lock()
 	end := s.ring.End()
 	exited, code := s.exited, s.exitCode
-	done, doneOK := s.det.firstAfter(markDone, c.sendOff)
-	cmd, cmdOK := s.det.firstAfter(markCommand, c.sendOff)
+	o := s.ownMarksLocked(c)
+	done, doneOK, cmd, cmdOK := o.done, o.doneOK, o.cmd, o.cmdOK
 	quietFor := s.now().Sub(s.lastOutput)
+	bareWait := false
+	if doneOK && o.bare && c.needC && quietFor < bareDoneQuiet && !s.exited {
+		// A D with no C: the shell has not run this line (yet).
+		doneOK, bareWait = false, true
+	}
+	echoFrom := c.sendOff
+	if o.earlierOK {
+		echoFrom = o.earlier.end
+	}
 	ready := s.ready
 	ch, mch := s.changedLocked(), s.marked
+	if cmdOK && c.needC && (!doneOK || cmd.off < done.off) {
+		// Its own C mark: the shell read the line (an anchor found from
+		// the echo before the hook was ready gives way to it).
+		c.anchor = max(c.anchor, cmd.end)
+	}
 	if c.anchor < 0 {
 		switch {
 		case cmdOK && (!doneOK || cmd.off < done.off):
@@ -181,14 +376,17 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 			c.anchor = cmd.end
 		case ready && c.atPrompt && !doneOK && !exited:
 			// The hook will mark it: wait for C (or D for an empty line).
+		case ready && c.dueD > 1 && !o.earlierOK && !exited:
+			// Typed ahead: what runs before it has not ended yet.
 		default:
 			limit := end
 			if doneOK {
 				limit = done.off
 			}
-			c.anchor = s.echoEndLocked(c, limit, doneOK || exited)
+			c.anchor = s.echoEndLocked(c, echoFrom, limit, doneOK || exited)
 		}
 	}
+	hookTracks := ready && c.atPrompt
 	var markRegion []byte
 	markFrom := c.anchor
 	if c.mark != nil && c.anchor >= 0 {
@@ -210,6 +408,9 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 
 	echoPending := c.anchor < 0 && !(ready && c.atPrompt && !doneOK && !exited)
 	v = verdict{anchor: c.anchor, end: end}
+	if o.earlierOK {
+		v.earlier, v.earlierEnd, v.earlierCode = true, o.earlier.off, o.earlier.status
+	}
 	if v.anchor < 0 {
 		v.anchor = end
 	}
@@ -234,6 +435,9 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.off
 		return v, ch, mch, false
 	}
+	if bareWait {
+		return v, ch, mch, true
+	}
 	if c.mark != nil {
 		// Only the sentinel decides: the prompt between the command and the
 		// sentinel's printf must not.
@@ -252,7 +456,12 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		}
 		return v, ch, mch, echoPending
 	}
-	if c.anchor >= 0 && c.anchor < end {
+	// With the hook tracking the command, only its marks end it: output
+	// shaped like the prompt (printf '$ '; sleep 3) must not (issue #13).
+	// A program the command started that edits its own input line (a
+	// nested shell, a REPL: the terminal's echo is off) draws prompts the
+	// hook cannot see, and the prompt layer serves it.
+	if c.anchor >= 0 && c.anchor < end && (!hookTracks || s.echoOff()) {
 		switch at, ok := s.promptBack(c, end, quietFor); {
 		case ok:
 			v.complete, v.via, v.end = true, ViaPrompt, at
@@ -270,17 +479,40 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	if !ok {
 		return v, ch, mch, echoPending
 	}
+	now := s.now()
 	if !fg.IsShell {
 		c.ranProgram = true
+		c.shellBack = time.Time{}
+	} else if c.shellBack.IsZero() {
+		c.shellBack = now
 	}
-	if fg.IsShell && quietFor >= shellQuiet && s.now().Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
+	// Quiet counts from when the shell took the terminal back too: after
+	// "sleep 1; echo x" the output has been quiet for a second when sleep
+	// ends, and on a busy machine the shell may take a while to run echo
+	// (issue #13).
+	if back := now.Sub(c.shellBack); back < quietFor {
+		quietFor = back
+	}
+	if sw, ok := s.conn.(shellWaiter); ok && fg.IsShell && c.anchor >= 0 {
+		// The kernel can say whether the shell is blocked reading the
+		// terminal, that is, has run everything typed: no guessing from
+		// quiet on a busy machine.
+		if waiting, err := sw.ShellWaitsForInput(); err == nil {
+			if waiting && quietFor >= shellQuiet {
+				v.complete, v.via, v.end = true, ViaShell, s.promptStart(v.anchor, end)
+				return v, ch, mch, false
+			}
+			return v, ch, mch, true
+		}
+	}
+	if fg.IsShell && quietFor >= shellQuiet && now.Sub(c.sent) >= shellQuiet && c.anchor >= 0 {
 		// The shell owning the terminal is not enough: on a busy machine
 		// it may not have started the command yet. Done means: a program
 		// ran and the shell is back, or (a builtin) a longer quiet. A
 		// prompt at the cursor proves nothing: a shell started just
 		// before the send draws its first prompt after the echo.
 		at := s.promptStart(v.anchor, end)
-		if c.ranProgram || (quietFor >= shellQuietBare && s.now().Sub(c.sent) >= shellQuietBare) {
+		if c.ranProgram || (quietFor >= shellQuietBare && now.Sub(c.sent) >= shellQuietBare) {
 			v.complete, v.via, v.end = true, ViaShell, at
 			return v, ch, mch, false
 		}
@@ -288,12 +520,18 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	return v, ch, mch, true
 }
 
+// shellWaiter is implemented by Conns that can tell whether the session's
+// own top-level process is blocked reading the terminal (local PTYs).
+type shellWaiter interface {
+	ShellWaitsForInput() (bool, error)
+}
+
 // echoEndLocked finds where the echo of the typed lines ends, scanning from
 // the send offset up to limit. It returns -1 while the echo may still be
 // arriving. final says no more output will belong to the command. s.mu must
 // be held.
-func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
-	pos := c.sendOff
+func (s *Session) echoEndLocked(c *command, from, limit int64, final bool) int64 {
+	pos := from
 	if len(c.lines) == 0 {
 		return pos
 	}
@@ -309,7 +547,7 @@ func (s *Session) echoEndLocked(c *command, limit int64, final bool) int64 {
 			// block).
 			got := strings.TrimSpace(strings.Join(reduce.Render(b), ""))
 			want := strings.TrimSpace(line)
-			if final || (pos == c.sendOff && !echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
+			if final || (pos == from && !echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
 				return pos
 			}
 			return -1

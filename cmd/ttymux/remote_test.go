@@ -218,3 +218,40 @@ func BenchmarkEchoRemotePersistent(b *testing.B) {
 	slices.Sort(durs)
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds()), "median-µs")
 }
+
+// TestCloseRemotePersistentEndsIt pins issue #13's close bug: close of a
+// persistent SSH session ("box/sN") answered closed: true while the kill
+// went to the agent as "box/sN", an id it does not know, and the session
+// kept running on the host. close must end it where it lives.
+func TestCloseRemotePersistentEndsIt(t *testing.T) {
+	h := newRemoteHost(t)
+	_, do := h.server(t)
+	var open OpenOut
+	do("open_ssh", map[string]any{"host": "box", "persistent": true}, &open)
+	if !open.Persistent || !strings.HasPrefix(open.ID, "box/") {
+		t.Fatalf("open_ssh persistent: %+v", open)
+	}
+	var out CloseOut
+	do("close", map[string]any{"session_id": open.ID}, &out)
+	if !out.Closed {
+		t.Fatalf("close: %+v", out)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var list ListOut
+		do("list", map[string]any{"host": "box"}, &list)
+		running := 0
+		for _, s := range list.Sessions {
+			if s.ID == open.ID && s.State != "exited" {
+				running++
+			}
+		}
+		if running == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after close the host's agent still runs %s: %+v", open.ID, list.Sessions)
+		}
+		time.Sleep(50 * time.Millisecond) // the agent records the exit asynchronously; no event reaches the client
+	}
+}

@@ -97,7 +97,7 @@ type SerialPortsOut struct {
 // SendIn are send's parameters.
 type SendIn struct {
 	SessionID string   `json:"session_id" jsonschema:"the session from open_local (or its name)"`
-	Text      string   `json:"text,omitempty" jsonschema:"text to type, usually a command line; multi-line text is pasted as one unit when the program supports it"`
+	Text      string   `json:"text,omitempty" jsonschema:"text to type, usually a command line; multi-line text is pasted as one unit when a shell or REPL supports it; to a full-screen program (vim, less, htop) it is typed as keystrokes, each newline an Enter"`
 	Keys      []string `json:"keys,omitempty" jsonschema:"keys pressed after text: ctrl+c ctrl+d ctrl+z ctrl+l ctrl+] esc tab shift+tab enter backspace up down left right home end pgup pgdn insert delete f1-f12 (and ctrl+<letter>, alt+<char>); on serial consoles also break, dtr:on|off|pulse, rts:on|off|pulse"`
 	Enter     *bool    `json:"enter,omitempty" jsonschema:"press Enter after text (default true; ignored without text)"`
 	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
@@ -108,6 +108,7 @@ type SendIn struct {
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate or the policy held, when the client cannot ask the human and the policy lets the model confirm; while the client can ask the human, only the human's accept runs it"`
 	AskSecret string   `json:"ask_secret,omitempty" jsonschema:"ask the human for a secret (a password, a passphrase) at the prompt now on the terminal, e.g. 'Password for sudo on web1': the human types it into a one-time page on this machine and it goes straight into the terminal, followed by Enter; you never see it. Send it alone, without text"`
+	Paste     bool     `json:"paste,omitempty" jsonschema:"send text as one bracketed paste even to a full-screen program (e.g. to insert a block into vim as text, without autoindent); default: keystrokes there"`
 	Raw       bool     `json:"raw,omitempty" jsonschema:"bytes untouched both ways: text is typed byte for byte (without raw, escape sequences and control characters other than tab and newline are removed from text; use keys for those) and output is returned unrendered"`
 }
 
@@ -391,7 +392,7 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 	sreq := session.SendRequest{
 		Text: in.Text, Keys: in.Keys, Enter: in.Enter == nil || *in.Enter,
 		Secret: in.Secret, Wait: in.Wait == nil || *in.Wait, Until: in.Until, Mark: in.Mark, Integrate: in.Integrate,
-		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Raw: in.Raw,
+		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Raw: in.Raw, Paste: in.Paste,
 		Progress: progressFunc(ctx, req),
 	}
 	if in.AskSecret != "" {
@@ -424,6 +425,18 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 // verdict.
 func summary(r session.Result) string {
 	var b strings.Builder
+	if e := r.Earlier; e != nil {
+		// What ran before this command comes first, as it did.
+		b.WriteString(e.Output)
+		if e.Output != "" && !strings.HasSuffix(e.Output, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[earlier")
+		if e.ExitCode != nil {
+			fmt.Fprintf(&b, ": exit %d", *e.ExitCode)
+		}
+		b.WriteString("]\n")
+	}
 	b.WriteString(r.Output)
 	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
 		b.WriteByte('\n')
@@ -503,12 +516,11 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 
 func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, CloseOut, error) {
 	info, err := h.mgr.Close(ctx, in.SessionID)
-	var nf *session.NotFoundError
-	if errors.As(err, &nf) {
-		return nil, CloseOut{}, err
-	}
 	if err != nil {
-		h.log.Debug("close", "session", in.SessionID, "err", err)
+		// Not found, or the agent could not end it: closed: true would be
+		// a lie (issue #13).
+		h.log.Warn("close", "session", in.SessionID, "err", err)
+		return nil, CloseOut{}, err
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
 	h.hu.record(audit.Event{Event: "close", Session: info.ID, ExitCode: info.ExitCode})

@@ -416,6 +416,35 @@ func (p *Proc) Foreground() (pgid int, name string, err error) {
 	return pgid, strings.TrimSpace(string(comm)), nil
 }
 
+// WaitsForInput reports whether the child itself is blocked waiting to
+// read its terminal (/proc/PID/wchan names the tty read or a poll): a shell
+// that has run everything typed and waits for the next line. A runnable
+// shell, or one waiting for a child, does not. Linux only; elsewhere, or
+// when the kernel hides wchan, it returns an error.
+func (p *Proc) WaitsForInput() (bool, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/wchan")
+	if err != nil {
+		return false, err
+	}
+	switch w := strings.TrimSpace(string(b)); w {
+	case "wait_woken", "n_tty_read", "do_select", "do_sys_poll", "poll_schedule_timeout", "core_sys_select":
+		return true, nil
+	case "", "0":
+		// Running, or hidden: /proc/sys/kernel/kptr_restrict or a
+		// kernel without wchan names says "0" for a sleeping task too.
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/stat")
+		if err != nil {
+			return false, err
+		}
+		if i := strings.LastIndexByte(string(st), ')'); i >= 0 && i+2 < len(st) && st[i+2] == 'S' && w == "0" {
+			return false, errors.New("wchan hidden")
+		}
+		return false, nil
+	default:
+		return false, nil
+	}
+}
+
 // Echo reports whether the terminal's ECHO flag is set. Programs turn it
 // off to read passwords; note that readline also turns it off while it
 // edits a line, because it echoes by itself.

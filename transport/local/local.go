@@ -184,6 +184,10 @@ func (c *Conn) Foreground() (transport.Foreground, error) {
 	return transport.Foreground{Pgid: pgid, Name: name, IsShell: pgid != 0 && pgid == c.p.Pid()}, nil
 }
 
+// ShellWaitsForInput reports whether the child (the shell) is blocked
+// reading its terminal: it has run everything typed before.
+func (c *Conn) ShellWaitsForInput() (bool, error) { return c.p.WaitsForInput() }
+
 // Echo reports whether the terminal's ECHO flag is set. Readline clears it
 // while it edits a line, so an idle bash prompt reports false too.
 func (c *Conn) Echo() (bool, error) { return c.p.Echo() }
