@@ -57,25 +57,25 @@ type SendRequest struct {
 // Result is what Send and Read return. Field names are part of the MCP
 // contract (DESIGN.md).
 type Result struct {
-	SessionID    string     `json:"session_id" jsonschema:"the session"`
+	SessionID    string     `json:"session_id,omitempty" jsonschema:"the session (with detail)"`
 	Earlier      *Earlier   `json:"earlier,omitempty" jsonschema:"output not returned before that belongs to what ran before this command: a command still running when this text was typed ahead (its remaining output and exit code), a background job, a send without wait; output, exit_code and via below are this command's own"`
 	Output       string     `json:"output" jsonschema:"the output, rendered through the terminal emulator and reduced (or raw bytes with raw)"`
 	OutputBase64 string     `json:"output_base64,omitempty" jsonschema:"with raw, the exact bytes when they are not valid UTF-8"`
 	Complete     bool       `json:"complete" jsonschema:"the command finished (or until matched); false means it is still running"`
 	Via          string     `json:"via,omitempty" jsonschema:"what decided: exited, until, exit-code, mark, prompt, shell, or timeout"`
 	ExitCode     *int       `json:"exit_code,omitempty" jsonschema:"the exit status, when known"`
-	State        string     `json:"state" jsonschema:"what the terminal is doing: prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, exited"`
+	State        string     `json:"state,omitempty" jsonschema:"what the terminal is doing: prompt, running, password_prompt, confirm_prompt, input_prompt, pager, repl, alt_screen, exited; left out when the command is complete and the terminal is back at its prompt"`
 	Foreground   string     `json:"foreground,omitempty" jsonschema:"the program in the foreground, when it is not the shell"`
 	Mode         string     `json:"mode,omitempty" jsonschema:"how output was produced: new, screen, diff, range, raw"`
 	Match        string     `json:"match,omitempty" jsonschema:"the text until matched"`
-	Offset       int64      `json:"offset" jsonschema:"byte offset in the session log where the output starts"`
-	NextOffset   int64      `json:"next_offset" jsonschema:"byte offset just past the output"`
+	Offset       int64      `json:"offset,omitempty" jsonschema:"byte offset in the session log where the output starts (with detail, or when the output was folded, cut or has a gap)"`
+	NextOffset   int64      `json:"next_offset,omitempty" jsonschema:"byte offset just past the output (as offset)"`
 	FirstLine    int64      `json:"first_line,omitempty" jsonschema:"session line number of the first output line"`
 	LastLine     int64      `json:"last_line,omitempty" jsonschema:"session line number of the last output line"`
 	Gap          int64      `json:"gap,omitempty" jsonschema:"bytes of output lost because they left the log before being read"`
 	Reduction    *Reduction `json:"reduction,omitempty" jsonschema:"what output reduction did, when it changed anything"`
 	Cursor       *Cursor    `json:"cursor,omitempty" jsonschema:"cursor position on the screen (1-based), for screen and diff modes"`
-	ElapsedMS    int64      `json:"elapsed_ms" jsonschema:"time spent in this call, in milliseconds"`
+	ElapsedMS    int64      `json:"elapsed_ms,omitempty" jsonschema:"time spent in this call, in milliseconds (with detail)"`
 	Note         string     `json:"note,omitempty" jsonschema:"advice on what to do next, when there is any"`
 }
 

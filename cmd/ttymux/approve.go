@@ -322,7 +322,7 @@ func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolReques
 		}
 		ev.Decision, ev.ExitCode, ev.DurationMS = decision, r.ExitCode, h.hu.now().Sub(start).Milliseconds()
 		h.hu.record(ev)
-		return textResult(summary(r)), r, nil
+		return textResult(summary(r)), forModel(r, in.Detail), nil
 	}
 	return nil, session.Result{}, errors.New("the line kept changing while it was approved; send it again")
 }

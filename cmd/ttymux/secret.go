@@ -180,7 +180,7 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 			return nil, session.Result{}, err
 		}
 		r.Note = joinNote(o.note, r.Note)
-		return textResult(summary(r)), r, nil
+		return textResult(summary(r)), forModel(r, in.Detail), nil
 	}
 	rest := max(timeout-h.hu.now().Sub(start), time.Second)
 	r, err := s.Read(ctx, session.ReadRequest{Mode: "new", Wait: true, Timeout: rest, Progress: progressFunc(ctx, req)})
@@ -188,7 +188,7 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, session.Result{}, err
 	}
 	r.Note = joinNote("the human's secret was typed, followed by Enter", r.Note)
-	return textResult(summary(r)), r, nil
+	return textResult(summary(r)), forModel(r, in.Detail), nil
 }
 
 // needsPassword reports whether an SSH login failed for want of a password

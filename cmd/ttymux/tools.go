@@ -110,6 +110,7 @@ type SendIn struct {
 	AskSecret string   `json:"ask_secret,omitempty" jsonschema:"ask the human for a secret (a password, a passphrase) at the prompt now on the terminal, e.g. 'Password for sudo on web1': the human types it into a one-time page on this machine and it goes straight into the terminal, followed by Enter; you never see it. Send it alone, without text"`
 	Paste     bool     `json:"paste,omitempty" jsonschema:"send text as one bracketed paste even to a full-screen program (e.g. to insert a block into vim as text, without autoindent); default: keystrokes there"`
 	Raw       bool     `json:"raw,omitempty" jsonschema:"bytes untouched both ways: text is typed byte for byte (without raw, escape sequences and control characters other than tab and newline are removed from text; use keys for those) and output is returned unrendered"`
+	Detail    bool     `json:"detail,omitempty" jsonschema:"also return positions (offset, next_offset, first_line, last_line), elapsed_ms, mode and session_id, which a result otherwise carries only when its output was folded, cut or has a gap"`
 }
 
 // ReadIn are read's parameters.
@@ -122,6 +123,7 @@ type ReadIn struct {
 	FromLine  int64  `json:"from_line,omitempty" jsonschema:"mode range: first session line (1-based, as in fold markers)"`
 	ToLine    int64  `json:"to_line,omitempty" jsonschema:"mode range: last session line (default: from_line+1999)"`
 	Raw       bool   `json:"raw,omitempty" jsonschema:"return bytes untouched instead of rendered text"`
+	Detail    bool   `json:"detail,omitempty" jsonschema:"also return positions, elapsed_ms, mode and session_id, which a result otherwise carries only when its output was folded, cut or has a gap, or in range mode"`
 }
 
 // ResizeIn are resize's parameters.
@@ -418,7 +420,33 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	if err != nil {
 		return nil, session.Result{}, err
 	}
-	return textResult(summary(r)), r, nil
+	return textResult(summary(r)), forModel(r, in.Detail), nil
+}
+
+// forModel keeps what the model acts on (DESIGN.md, "The MCP tools"): a
+// client like Claude Code hands the model the whole structured result on
+// every call. Positions (offset, next_offset, first_line, last_line) stay
+// when they tell the model what to read next: the output was folded, cut
+// or has a gap, or it is a range read. elapsed_ms, the session id the
+// model already has, mode "new" and state "prompt" after a complete
+// command go unless detail asks for them.
+func forModel(r session.Result, detail bool) session.Result {
+	if detail {
+		return r
+	}
+	r.SessionID, r.ElapsedMS = "", 0
+	if r.Complete && r.State == "prompt" {
+		r.State = "" // what complete already says
+	}
+	if r.Mode == "new" {
+		r.Mode = ""
+	}
+	red := r.Reduction
+	if r.Gap > 0 || r.Mode == "range" || red != nil && (red.Elided > 0 || red.Cut > 0 || red.Dropped > 0) {
+		return r
+	}
+	r.Offset, r.NextOffset, r.FirstLine, r.LastLine = 0, 0, 0, 0
+	return r
 }
 
 // summary is the short text form of a result: the output, then one line of
