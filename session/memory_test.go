@@ -94,8 +94,14 @@ func TestFloodMemoryBounded(t *testing.T) {
 	s := openShell(t, m)
 	r, peak := floodMemory(t, s, "yes | head -c 20000000")
 	t.Logf("peak heap in use %.1f MB", float64(peak)/(1<<20))
-	if !r.Complete || r.Reduction == nil || r.Reduction.RawLines != 10000000 {
-		t.Fatalf("flood: complete=%v reduction=%+v output %q", r.Complete, r.Reduction, r.Output)
+	// Every line is counted, unless the flood outran the session and left
+	// the 8 MiB log before it was rendered (a slow, loaded machine): then
+	// the result must say so with a gap, and the rest is still bounded.
+	if !r.Complete || r.Reduction == nil || r.Reduction.RawLines != 10000000 && r.Gap == 0 {
+		t.Fatalf("flood: complete=%v gap=%d reduction=%+v output %q", r.Complete, r.Gap, r.Reduction, r.Output)
+	}
+	if r.Gap > 0 {
+		t.Logf("the flood outran the renderer: %d bytes left the log (reported as a gap)", r.Gap)
 	}
 	if !strings.Contains(r.Output, `"mode":"range"`) || len(r.Output) > 2000 {
 		t.Fatalf("flood output does not name its read call, or is long:\n%s", r.Output)

@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -68,11 +69,29 @@ type midItem struct {
 
 // Write renders p. It always returns len(p), nil.
 func (c *Collector) Write(p []byte) (int, error) {
-	c.count(p)
-	c.r.Write(p)
-	c.take()
-	return len(p), nil
+	n := len(p)
+	for len(p) > 0 {
+		// In pieces, so the renderer never holds more than a piece's
+		// lines before take keeps what a result can show: one 8 MiB
+		// write of `y` lines would otherwise be 4 million strings at once.
+		k := len(p)
+		if k > collectPiece {
+			k = collectPiece
+			if nl := bytes.LastIndexByte(p[:k], '\n'); nl >= 0 {
+				k = nl + 1
+			}
+		}
+		c.count(p[:k])
+		c.r.Write(p[:k])
+		c.take()
+		p = p[k:]
+	}
+	return n, nil
 }
+
+// collectPiece is the most output Write renders before it keeps what a
+// result can show of it.
+const collectPiece = 64 << 10
 
 // Lines returns how many lines have been completed so far.
 func (c *Collector) Lines() int64 { return c.total }
@@ -145,8 +164,7 @@ func (c *Collector) leave(s string, num int64) {
 // session lines from to to (see Options.ReadHint); the markers use them.
 // The Collector must not be used after Finish.
 func (c *Collector) Finish(rest []byte, first int64, hint func(from, to int64) string) (lines []string, nums []int64, gaps []Gap) {
-	c.count(rest)
-	c.r.Write(rest)
+	c.Write(rest)
 	c.r.Flush()
 	c.take()
 	if first == 0 {
