@@ -212,7 +212,13 @@ func BenchmarkIdleCPU(b *testing.B) {
 	}
 	bin := ttymuxBinary(b)
 	for b.Loop() {
-		home := b.TempDir()
+		// Not b.TempDir: the agent may still write its state there while
+		// the test's cleanup removes it.
+		home, err := os.MkdirTemp("", "ttymux-idle-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(home) // best effort
 		runtime := shortTempDir(b)
 		env := append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 			"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
