@@ -441,8 +441,9 @@ func forModel(r session.Result, detail bool) session.Result {
 	if r.Mode == "new" {
 		r.Mode = ""
 	}
-	red := r.Reduction
-	if r.Gap > 0 || r.Mode == "range" || red != nil && (red.Elided > 0 || red.Cut > 0 || red.Dropped > 0) {
+	// Reduction is set only when it changed the output (folded, collapsed,
+	// cut): the positions are what the fold markers' read calls refer to.
+	if r.Gap > 0 || r.Mode == "range" || r.Reduction != nil {
 		return r
 	}
 	r.Offset, r.NextOffset, r.FirstLine, r.LastLine = 0, 0, 0, 0
