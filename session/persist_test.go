@@ -229,7 +229,8 @@ func TestOutputLostInTheAgentDoesNotWedge(t *testing.T) {
 	if _, err := s.Send(ctx, session.SendRequest{Text: "sleep 0.5; yes | head -c 2000000; echo END", Enter: true}); err != nil {
 		t.Fatal(err)
 	}
-	m1.CloseAll() // detached: the flood overruns the agent's ring
+	waitScreen(t, s, "head -c 2000000") // typed: the shell has the line before the detach
+	m1.CloseAll()                       // detached: the flood overruns the agent's ring
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		kept, err := k.List(ctx)
