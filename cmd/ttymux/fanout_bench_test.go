@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/sshdtest"
 )
 
 // fanoutCommand is the command of issue #19's acceptance test.
@@ -181,7 +183,7 @@ func BenchmarkFanoutCost(b *testing.B) {
 			for _, pid := range d.ConnectionPids() {
 				sshdRSS += procRSS(pid)
 				procs++
-				for _, c := range childrenOf(pid) {
+				for _, c := range sshdtest.ChildPids(pid) {
 					sshdRSS += procRSS(c)
 					procs++
 				}
@@ -231,27 +233,4 @@ func procRSS(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-// childrenOf lists the processes whose parent is pid.
-func childrenOf(pid int) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
 }

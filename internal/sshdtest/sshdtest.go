@@ -319,7 +319,7 @@ func (d *SSHD) stop() {
 		return
 	}
 	pid := d.cmd.Process.Pid
-	for _, child := range childPids(pid) {
+	for _, child := range ChildPids(pid) {
 		_ = syscall.Kill(child, syscall.SIGTERM) // best effort: it may be gone
 	}
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
@@ -328,8 +328,8 @@ func (d *SSHD) stop() {
 	<-d.scanDone
 }
 
-// childPids lists the processes whose parent is pid (from /proc).
-func childPids(pid int) []int {
+// ChildPids lists the processes whose parent is pid (from /proc).
+func ChildPids(pid int) []int {
 	ents, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range ents {
@@ -396,5 +396,5 @@ func (d *SSHD) ConnectionPids() []int {
 	if d.cmd == nil || d.cmd.Process == nil {
 		return nil
 	}
-	return childPids(d.cmd.Process.Pid)
+	return ChildPids(d.cmd.Process.Pid)
 }
