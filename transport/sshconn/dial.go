@@ -52,7 +52,7 @@ func (o *Opener) connect(ctx context.Context, t transport.Target, cfg *sshconf.C
 		return nil, err
 	}
 	c.ssh = sc
-	c.id = fmt.Sprintf("%s#%d", c.key, o.nextSerial())
+	c.id = fmt.Sprintf("%s#%d", connName(c.key), o.nextSerial())
 	c.log = o.logger().With("conn", c.id)
 	c.keepaliveInterval = cfg.ServerAliveInterval
 	c.keepaliveMax = cfg.ServerAliveCountMax

@@ -196,7 +196,12 @@ func addr(c *sshconf.Config) string {
 	return net.JoinHostPort(c.HostName, strconv.Itoa(c.Port))
 }
 
-// poolKey identifies a connection: user, host, port and the jump chain.
+// poolKey identifies a connection: user, host, port and the jump chain, and
+// what decides whom the connection trusts and is trusted as: the host key
+// lookup (HostKeyAlias, known_hosts files, StrictHostKeyChecking) and the
+// identity files. Two aliases for one address share a connection only when
+// both agree on those, so each alias's own known_hosts check and its own key
+// (an authorized_keys entry may restrict one key and not another) apply.
 func poolKey(c *sshconf.Config, hops []sshconf.Config) string {
 	var b strings.Builder
 	b.WriteString(c.User + "@" + addr(c))
@@ -208,7 +213,24 @@ func poolKey(c *sshconf.Config, hops []sshconf.Config) string {
 		}
 		b.WriteString(h.User + "@" + addr(&h))
 	}
+	writeTrust(&b, c)
+	for i := range hops {
+		writeTrust(&b, &hops[i])
+	}
 	return b.String()
+}
+
+// writeTrust appends the settings of c that a pooled connection must share.
+func writeTrust(b *strings.Builder, c *sshconf.Config) {
+	fmt.Fprintf(b, " [%s|%s|%q|%q|%q|%t]", c.HostKeyAlias, c.StrictHostKeyChecking,
+		c.UserKnownHostsFiles, c.GlobalKnownHostsFiles, c.IdentityFiles, c.IdentitiesOnly)
+}
+
+// connName names a connection in logs: user@host:port, without the trust
+// settings of its pool key.
+func connName(key string) string {
+	name, _, _ := strings.Cut(key, " [")
+	return name
 }
 
 // acquire returns the pooled connection for key with a reference taken, or

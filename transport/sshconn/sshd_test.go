@@ -342,3 +342,35 @@ func publicKeyLine(t *testing.T, privPath string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// TestSSHDPoolKeepsEachAliasTrust: a second alias for an address whose
+// connection is pooled does not ride that connection past its own
+// known_hosts check, which here holds a different key.
+func TestSSHDPoolKeepsEachAliasTrust(t *testing.T) {
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
+	home := t.TempDir()
+	wrong := filepath.Join(home, "wrong_known_hosts")
+	other := newSigner(t, "ed25519").PublicKey()
+	if err := os.WriteFile(wrong, fmt.Appendf(nil, "[%s]:%d %s", d.Host, d.Port, gossh.MarshalAuthorizedKey(other)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newSSHDEnv(t, d.ConfigBlock("good", "KNOWN_HOSTS")+d.ConfigBlock("doubtful", wrong))
+	e.trust(t, d)
+	c := e.mustOpen(t, transport.Target{Host: "good", Command: "echo ready; exec sleep 30"})
+	startReader(t, c).waitFor(t, "ready", 10*time.Second)
+
+	_, err := e.open(t, transport.Target{Host: "doubtful", Command: "true"})
+	var ce *sshconn.HostKeyChangedError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Open(doubtful) while good's connection is pooled = %v, want *HostKeyChangedError", err)
+	}
+	if n := e.Dials.Load(); n != 2 {
+		t.Errorf("opener dialled %d times, want 2 (one per trust setting)", n)
+	}
+	// A second session of the same alias still shares the connection.
+	c2 := e.mustOpen(t, transport.Target{Host: "good", Command: "echo again"})
+	startReader(t, c2).waitFor(t, "again", 10*time.Second)
+	if c2.Client() != c.Client() {
+		t.Errorf("a second session of one alias got connection %s, want the pooled %s", c2.Client(), c.Client())
+	}
+}
