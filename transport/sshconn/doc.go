@@ -16,7 +16,7 @@
 // host, port and jump chain share one connection when they also agree on the
 // host-key lookup (HostKeyAlias, known_hosts files, StrictHostKeyChecking) and
 // the identity files, so every alias gets its own known_hosts check;
-// the connection is which is closed when its
+// a connection is closed when its
 // last session closes (or when the server refuses more sessions on it,
 // sshd's MaxSessions, new sessions get a new one). It does not own the
 // remote programs (sshd hangs them up when their channel closes), the
