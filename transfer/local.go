@@ -235,18 +235,11 @@ func (Local) Upload(ctx context.Context, src Source, path string, o Options) (Re
 
 // Download copies path into sink.
 func (Local) Download(ctx context.Context, path string, sink Sink, o Options) (Result, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(os.Open, path)
 	if err != nil {
-		return Result{}, &PathError{Side: "remote", Op: "open", Path: path, Err: err}
+		return Result{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Result{}, &PathError{Side: "remote", Op: "stat", Path: path, Err: err}
-	}
-	if fi.IsDir() {
-		return Result{}, &PathError{Side: "remote", Op: "open", Path: path, Err: ErrIsDir}
-	}
 	if err := sink.Start(fi.Size()); err != nil {
 		return Result{}, err
 	}
@@ -272,4 +265,31 @@ func (Local) Download(ctx context.Context, path string, sink Sink, o Options) (R
 		return Result{}, err
 	}
 	return Result{Path: path, Bytes: n, SHA256: sum, Via: "local"}, nil
+}
+
+// A statFile is an open file on the far side: an *os.File or an
+// *sftp.File.
+type statFile interface {
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// openRegular opens path on the far side with open and refuses a directory,
+// with errors that name the far side.
+func openRegular[F statFile](open func(string) (F, error), path string) (F, fs.FileInfo, error) {
+	var zero F
+	f, err := open(path)
+	if err != nil {
+		return zero, nil, &PathError{Side: "remote", Op: "open", Path: path, Err: err}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return zero, nil, &PathError{Side: "remote", Op: "stat", Path: path, Err: err}
+	}
+	if fi.IsDir() {
+		f.Close()
+		return zero, nil, &PathError{Side: "remote", Op: "open", Path: path, Err: ErrIsDir}
+	}
+	return f, fi, nil
 }

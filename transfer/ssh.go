@@ -486,18 +486,11 @@ func (x *SSH) Download(ctx context.Context, p string, sink Sink, o Options) (Res
 }
 
 func downloadSFTP(ctx context.Context, sc *sftp.Client, p string, sink Sink, o Options, waitSum func() (string, error)) (Result, error) {
-	f, err := sc.Open(p)
+	f, fi, err := openRegular(sc.Open, p)
 	if err != nil {
-		return Result{}, &PathError{Side: "remote", Op: "open", Path: p, Err: err}
+		return Result{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Result{}, &PathError{Side: "remote", Op: "stat", Path: p, Err: err}
-	}
-	if fi.IsDir() {
-		return Result{}, &PathError{Side: "remote", Op: "open", Path: p, Err: ErrIsDir}
-	}
 	if err := sink.Start(fi.Size()); err != nil {
 		return Result{}, err
 	}
