@@ -172,6 +172,23 @@ func (hu *human) ask(ctx context.Context, req *mcp.CallToolRequest, ge *session.
 	return approval{decision: audit.DeniedByPolicy, err: fmt.Errorf("refused: %s needs a human's approval (%s), and this client cannot ask the human (it does not support elicitation); the policy (no_elicitation = \"deny\") does not let confirm: true run it. Nothing was typed. Ask the user to run it themselves, or to use a client that supports elicitation", quoted(ge), ge.Reason)}
 }
 
+// settle decides a line the gate stopped (err holds the *GateError): a
+// policy deny refuses it, a hold is put to ask. When the line will not run,
+// ev gets the decision and reason and is recorded; when it may run, the
+// caller records ev after it ran. a.result, when set, is the call's result
+// (a question for the client to come back with).
+func (hu *human) settle(ctx context.Context, req *mcp.CallToolRequest, err error, ge *session.GateError, kind string, confirm bool, timeout time.Duration, ev *audit.Event) approval {
+	a := approval{decision: audit.DeniedByPolicy, err: err}
+	if !ge.Denied {
+		a = hu.ask(ctx, req, ge, kind, confirm, timeout)
+	}
+	if a.result == nil && !a.ok {
+		ev.Decision, ev.Reason = a.decision, ge.Reason
+		hu.record(*ev)
+	}
+	return a
+}
+
 func quoted(ge *session.GateError) string {
 	if ge.Secret {
 		return "the secret text"
@@ -297,19 +314,9 @@ func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolReques
 		r, err := s.Send(ctx, sreq)
 		var ge *session.GateError
 		if errors.As(err, &ge) {
-			if ge.Denied {
-				ev.Decision, ev.Reason = audit.DeniedByPolicy, ge.Reason
-				h.hu.record(ev)
-				return nil, session.Result{}, err
-			}
-			a := h.hu.ask(ctx, req, ge, s.Info().Transport, in.Confirm, timeout)
-			if a.result != nil {
-				return a.result, session.Result{}, nil
-			}
-			if !a.ok {
-				ev.Decision, ev.Reason = a.decision, ge.Reason
-				h.hu.record(ev)
-				return nil, session.Result{}, a.err
+			a := h.hu.settle(ctx, req, err, ge, s.Info().Transport, in.Confirm, timeout, &ev)
+			if a.result != nil || !a.ok {
+				return a.result, session.Result{}, a.err
 			}
 			s.Approve(ge.Key())
 			decision = a.decision
@@ -341,19 +348,9 @@ func (h *handlers) openWithApproval(ctx context.Context, req *mcp.CallToolReques
 		s, err := h.mgr.Open(ctx, oreq)
 		var ge *session.GateError
 		if errors.As(err, &ge) && !oreq.Confirm {
-			if ge.Denied {
-				ev.Decision, ev.Reason = audit.DeniedByPolicy, ge.Reason
-				h.hu.record(ev)
-				return nil, nil, err
-			}
-			a := h.hu.ask(ctx, req, ge, oreq.Transport, confirm, session.DefaultTimeout)
-			if a.result != nil {
-				return nil, a.result, nil
-			}
-			if !a.ok {
-				ev.Decision, ev.Reason = a.decision, ge.Reason
-				h.hu.record(ev)
-				return nil, nil, a.err
+			a := h.hu.settle(ctx, req, err, ge, oreq.Transport, confirm, session.DefaultTimeout, &ev)
+			if a.result != nil || !a.ok {
+				return nil, a.result, a.err
 			}
 			decision, oreq.Confirm = a.decision, true
 			continue

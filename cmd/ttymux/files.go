@@ -86,22 +86,13 @@ func (h *handlers) checkTransfer(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	ev := audit.Event{Event: op.Tool, Session: op.SessionID, Host: op.Host, Command: line, Decision: audit.Ran}
 	var ge *session.GateError
-	if errors.As(h.mgr.CheckCommand(op.Host, line), &ge) {
-		if ge.Denied {
-			ev.Decision, ev.Reason = audit.DeniedByPolicy, ge.Reason
-			h.hu.record(ev)
-			return nil, ge
-		}
+	if err := h.mgr.CheckCommand(op.Host, line); errors.As(err, &ge) {
 		ge.Session = op.SessionID
-		a := h.hu.ask(ctx, req, ge, op.Tool, confirm, session.DefaultTimeout)
-		if a.result != nil {
-			return a.result, nil
+		a := h.hu.settle(ctx, req, err, ge, op.Tool, confirm, session.DefaultTimeout, &ev)
+		if a.result != nil || !a.ok {
+			return a.result, a.err
 		}
 		ev.Decision, ev.Reason = a.decision, ge.Reason
-		if !a.ok {
-			h.hu.record(ev)
-			return nil, a.err
-		}
 	}
 	h.hu.record(ev)
 	return nil, nil
