@@ -509,8 +509,15 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 		s.mu.Lock()
 		if v.complete {
 			c.reported, c.reportedVia = true, v.via
-			// The prompt drawn after the command is not news.
-			s.readOff = max(s.readOff, s.ring.End())
+			// The prompt drawn after the command is not news; what
+			// came after it (a background job's output) is. Without
+			// the hook's end-of-prompt mark, all of it is taken as the
+			// prompt.
+			if e, ok := s.det.promptEndAfter(v.end); ok && v.via == ViaExitCode {
+				s.readOff = max(s.readOff, e)
+			} else {
+				s.readOff = max(s.readOff, s.ring.End())
+			}
 		} else {
 			s.readOff = max(s.readOff, to)
 		}
