@@ -160,6 +160,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if req.Secret && req.Text != "" && !s.awaitSecretPrompt(ctx, timeout) {
+		// secretwait.go: typed when the program asks, as a human would.
+		notes = append(notes, "the command typed before this secret had not asked for input yet (the terminal still echoed); the secret was typed anyway and is masked in results")
+	}
 	if strings.Contains(strings.TrimRight(req.Text, "\r\n"), "\n") {
 		s.awaitLineEditor(ctx)
 	}
