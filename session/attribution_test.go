@@ -109,6 +109,26 @@ func waitScreen(t *testing.T, s *session.Session, want string) {
 	}
 }
 
+// waitLog waits (bounded) until the session's log holds want, without
+// moving the read position.
+func waitLog(t *testing.T, s *session.Session, want string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, err := s.Read(t.Context(), session.ReadRequest{Mode: "range", FromLine: 1, Raw: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(r.Output, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log lacks %q:\n%s", want, r.Output)
+		}
+		time.Sleep(10 * time.Millisecond) // the log has no change event for tests
+	}
+}
+
 // TestUnreadOutputComesBack pins issue #13's silent drops: output that
 // arrived after a result and was never returned (a command that finished
 // after its send timed out, a send without wait, a background job) comes
@@ -141,7 +161,10 @@ func TestUnreadOutputComesBack(t *testing.T) {
 		if !r.Complete {
 			t.Fatalf("starting a background job: %+v", r)
 		}
-		waitScreen(t, s, "BG-42")
+		// The log, not the screen: the screen gets output a moment
+		// before the log does, and output that reaches the log after
+		// the next send is typed is not that send's earlier.
+		waitLog(t, s, "BG-42")
 		r = send(t, s, session.SendRequest{Text: "echo next"})
 		if !strings.HasPrefix(r.Output, "next") || r.Earlier == nil || !strings.Contains(r.Earlier.Output, "BG-42") {
 			all, _ := s.Read(t.Context(), session.ReadRequest{Mode: "range", FromLine: 1, Raw: true})

@@ -10,6 +10,7 @@ type markKind byte
 
 const (
 	markPromptStart markKind = 'A' // the prompt is about to be drawn
+	markPromptEnd   markKind = 'B' // the prompt is drawn; typed input follows
 	markCommand     markKind = 'C' // a command line was accepted; its output follows
 	markDone        markKind = 'D' // the previous command finished; carries $?
 )
@@ -48,6 +49,11 @@ type detector struct {
 
 	marks []mark
 	count int // marks found so far, including those dropped from marks
+
+	// promptEnds: where the last B marks end, oldest first. They are kept
+	// apart from marks (and not counted) because they only say where a
+	// prompt ends, for moving the read cursor past it.
+	promptEnds []int64
 
 	bracketedPaste bool // DECSET 2004
 	appCursor      bool // DECSET 1 (DECCKM)
@@ -214,6 +220,12 @@ func (d *detector) osc(end int64) {
 	}
 	m := mark{kind: markKind(fields[0][0]), off: d.start, end: end}
 	switch m.kind {
+	case markPromptEnd:
+		if len(d.promptEnds) == maxMarks {
+			d.promptEnds = append(d.promptEnds[:0], d.promptEnds[maxMarks/2:]...)
+		}
+		d.promptEnds = append(d.promptEnds, end)
+		return
 	case markDone:
 		if len(fields) != 3 {
 			return
@@ -243,6 +255,24 @@ func (d *detector) firstAfter(k markKind, off int64) (mark, bool) {
 		}
 	}
 	return mark{}, false
+}
+
+// promptEndAfter returns where the prompt drawn after the D mark at done
+// ends (one past its B mark): the first B after done, unless another D
+// comes before it (that prompt had no B).
+func (d *detector) promptEndAfter(done int64) (int64, bool) {
+	for _, e := range d.promptEnds {
+		if e <= done {
+			continue
+		}
+		for _, m := range d.marks {
+			if m.kind == markDone && m.off > done && m.off < e {
+				return 0, false
+			}
+		}
+		return e, true
+	}
+	return 0, false
 }
 
 // doneSince counts the D marks that start at or after off.

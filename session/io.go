@@ -160,6 +160,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if req.Secret && req.Text != "" && !s.awaitSecretPrompt(ctx, timeout) {
+		// secretwait.go: typed when the program asks, as a human would.
+		notes = append(notes, "the command typed before this secret had not asked for input yet (the terminal still echoed); the secret was typed anyway and is masked in results")
+	}
 	if strings.Contains(strings.TrimRight(req.Text, "\r\n"), "\n") {
 		s.awaitLineEditor(ctx)
 	}
@@ -509,8 +513,15 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 		s.mu.Lock()
 		if v.complete {
 			c.reported, c.reportedVia = true, v.via
-			// The prompt drawn after the command is not news.
-			s.readOff = max(s.readOff, s.ring.End())
+			// The prompt drawn after the command is not news; what
+			// came after it (a background job's output) is. Without
+			// the hook's end-of-prompt mark, all of it is taken as the
+			// prompt.
+			if e, ok := s.det.promptEndAfter(v.end); ok && v.via == ViaExitCode {
+				s.readOff = max(s.readOff, e)
+			} else {
+				s.readOff = max(s.readOff, s.ring.End())
+			}
 		} else {
 			s.readOff = max(s.readOff, to)
 		}

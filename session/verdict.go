@@ -34,8 +34,14 @@ const shellQuiet = 50 * time.Millisecond
 const shellQuietBare = 300 * time.Millisecond
 
 // echoGrace is how long a terminal gets to echo typed text before ttymux
-// decides it does not echo (a password prompt, stty -echo).
-const echoGrace = 100 * time.Millisecond
+// decides it does not echo (a password prompt, stty -echo); echoGraceSilent
+// when nothing at all has arrived since the send: a far end on a busy
+// machine (ssh typed into the session) may take longer than echoGrace to
+// echo, and its echo must not be taken for output.
+const (
+	echoGrace       = 100 * time.Millisecond
+	echoGraceSilent = time.Second
+)
 
 // pollEvery is how often the foreground process group is checked while the
 // shell layer is the one that can decide.
@@ -547,7 +553,11 @@ func (s *Session) echoEndLocked(c *command, from, limit int64, final bool) int64
 			// block).
 			got := strings.TrimSpace(strings.Join(reduce.Render(b), ""))
 			want := strings.TrimSpace(line)
-			if final || (pos == from && !echoes(got, want) && s.now().Sub(c.sent) >= echoGrace) {
+			grace := echoGrace
+			if got == "" {
+				grace = echoGraceSilent
+			}
+			if final || (pos == from && !echoes(got, want) && s.now().Sub(c.sent) >= grace) {
 				return pos
 			}
 			return -1

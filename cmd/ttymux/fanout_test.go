@@ -47,11 +47,7 @@ func startFleet(t testing.TB, servers, perServer, hosts int) *fleet {
 	// Many connections arrive at once: sshd's default MaxStartups
 	// (10:30:100) would drop some before they authenticate.
 	// LogLevel VERBOSE logs each command start ("Starting session").
-	// SHLVL=1 makes the login shell's bash skip ~/.bashrc, which Debian's
-	// bash otherwise reads for every sshd command (SSH_SOURCE_BASHRC, when
-	// shell_level < 2): a heavy one (pyenv init) costs seconds per host on
-	// a busy machine, and the test is about ttymux, not that file.
-	cfg := append([]string{"MaxStartups 1000", "LogLevel VERBOSE", "SetEnv SHLVL=1"}, listen...)
+	cfg := append([]string{"MaxStartups 1000", "LogLevel VERBOSE"}, listen...)
 	fl := &fleet{home: t.TempDir(), server: map[string]*sshdtest.SSHD{}}
 	for range servers {
 		fl.sshds = append(fl.sshds, sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: cfg, StartTimeout: 60 * time.Second}))

@@ -228,6 +228,23 @@ func newSSHFixture(t testing.TB, sshdConfig ...string) *sshFixture {
 	return f
 }
 
+// nestedSSH types `ssh target` into the local session id, to a bash in
+// dir on the far side, and waits for its prompt. ssh's own log (-v -E) is
+// shown when it does not get there.
+func (f *sshFixture) nestedSSH(t *testing.T, id, dir string) {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "ssh.log")
+	var r session.Result
+	res := call(t, f.cs, "send", map[string]any{"session_id": id,
+		"text":       "ssh -v -E " + log + " -F " + f.cfg + " -t target \"cd " + dir + " && PS1='far\\$ ' exec bash --norc --noprofile\"",
+		"until":      `far\$ $`,
+		"timeout_ms": 60000}, &r)
+	if res.IsError || !r.Complete {
+		b, _ := os.ReadFile(log)
+		t.Fatalf("ssh: %s\nssh's log:\n%s\nsshd's log:\n%s", resultText(res), b, f.target.Log())
+	}
+}
+
 func (f *sshFixture) progress() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -316,14 +333,9 @@ func TestFilesInbandNestedSSH(t *testing.T) {
 	cs := f.cs
 	id := openLocal(t, cs)
 	far := t.TempDir()
+	f.nestedSSH(t, id, far)
 	var r session.Result
-	res := call(t, cs, "send", map[string]any{"session_id": id,
-		"text":       "ssh -F " + f.cfg + " -t target \"cd " + far + " && PS1='far\\$ ' exec bash --norc --noprofile\"",
-		"until":      `far\$ $`,
-		"timeout_ms": 60000}, &r)
-	if res.IsError || !r.Complete {
-		t.Fatalf("ssh: %s", resultText(res))
-	}
+	var res *mcp.CallToolResult
 	var info session.Info
 	var list ListOut
 	call(t, cs, "list", map[string]any{}, &list)
@@ -636,14 +648,9 @@ func TestFilesInbandCancelled(t *testing.T) {
 	cs := f.cs
 	id := openLocal(t, cs)
 	far := t.TempDir()
+	f.nestedSSH(t, id, far)
 	var r session.Result
-	res := call(t, cs, "send", map[string]any{"session_id": id,
-		"text":       "ssh -F " + f.cfg + " -t target \"cd " + far + " && PS1='far\\$ ' exec bash --norc --noprofile\"",
-		"until":      `far\$ $`,
-		"timeout_ms": 60000}, &r)
-	if res.IsError || !r.Complete {
-		t.Fatalf("ssh: %s", resultText(res))
-	}
+	var res *mcp.CallToolResult
 	src := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(src, randomBytes(20<<20), 0o600); err != nil {
 		t.Fatal(err)

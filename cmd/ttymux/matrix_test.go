@@ -44,7 +44,9 @@ func mustSend(t *testing.T, cs *mcp.ClientSession, args map[string]any) session.
 // its text.
 func wantError(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, want ...string) string {
 	t.Helper()
-	res := call(t, cs, tool, args, nil)
+	// 5 minutes: a 10 MB argument takes seconds of CPU to encode and
+	// decode under -race, and a busy machine gives it a small share.
+	res := callWithin(t, 5*time.Minute, cs, tool, args, nil)
 	text := resultText(res)
 	if !res.IsError {
 		t.Fatalf("%s succeeded, want an error containing %q: %s", tool, want, text)

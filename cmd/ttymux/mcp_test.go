@@ -60,7 +60,14 @@ func newTestClient(t testing.TB) *mcp.ClientSession {
 // call invokes a tool and decodes its structured content into out.
 func call(t testing.TB, cs *mcp.ClientSession, name string, args any, out any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	return callWithin(t, 60*time.Second, cs, name, args, out)
+}
+
+// callWithin is call with its own bound, for requests that are slow to
+// carry (a 10 MB argument under -race on a busy machine).
+func callWithin(t testing.TB, d time.Duration, cs *mcp.ClientSession, name string, args any, out any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {

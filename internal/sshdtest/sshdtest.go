@@ -12,7 +12,10 @@
 // with a fresh Ed25519 host key and a fresh client key, PermitRootLogin
 // prohibit-password, StrictModes no and UsePAM no, so it needs no system
 // configuration and works as root (CI) or as an ordinary user (who can then
-// log in only as themselves). Tests skip when sshd is missing, unless the CI
+// log in only as themselves). The shells it starts get HOME=<dir>/home, an
+// empty directory, so the user's own startup files (~/.profile, ~/.bashrc:
+// a `pyenv init` there costs seconds on a busy machine) stay out of every
+// test; /etc/profile still runs for login shells. Tests skip when sshd is missing, unless the CI
 // environment variable is set: then they fail, because CI installs
 // openssh-server.
 package sshdtest
@@ -44,6 +47,8 @@ type SSHDOptions struct {
 	// Config lines for sshd_config ("MaxSessions 2"). They come first,
 	// because sshd keeps the first value it reads for a keyword; a Match
 	// block would capture the defaults that follow it, so don't pass one.
+	// SetEnv lines are merged into the one SetEnv line sshd reads (it
+	// ignores every later one), which also sets HOME unless a line does.
 	Config []string
 	// AuthorizedKeys are extra authorized_keys lines.
 	AuthorizedKeys []string
@@ -57,6 +62,10 @@ type SSHD struct {
 	Port int
 	User string // the current user, whom sshd lets in with ClientKey
 	Dir  string // holds sshd_config, keys and authorized_keys
+	// Home is the HOME of the shells sshd starts: an empty directory of
+	// the test's, so the user's startup files are not read. The login
+	// directory is still the user's own (sshd changes to it).
+	Home string
 	// ClientKey is the path of an unencrypted Ed25519 private key (0600)
 	// listed in authorized_keys; ClientKey+".pub" is its public key.
 	ClientKey string
@@ -129,9 +138,15 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), []byte(auth), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	d.Home = filepath.Join(dir, "home")
+	// 0755: a test that logs in as another user (a password-only one)
+	// gets this HOME too; it can read it, not write it.
+	if err := os.Mkdir(d.Home, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// sshd keeps the first value it reads for a keyword, so the caller's
 	// lines go first.
-	conf := append([]string{}, opts.Config...)
+	conf := configWithEnv(opts.Config, "HOME="+d.Home)
 	conf = append(conf,
 		"ListenAddress 127.0.0.1",
 		"HostKey "+filepath.Join(dir, "ssh_host_ed25519_key"),
@@ -168,6 +183,42 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 	}
 	t.Fatalf("start sshd: %v", lastErr)
 	return nil
+}
+
+// configWithEnv returns lines with their SetEnv lines merged into one, the
+// first, followed by each of env whose variable no line sets: sshd reads
+// only the first SetEnv line, and the first value of a variable in it.
+func configWithEnv(lines []string, env ...string) []string {
+	var out, vars []string
+	at := -1
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 0 || !strings.EqualFold(f[0], "SetEnv") {
+			out = append(out, l)
+			continue
+		}
+		if at < 0 {
+			at = len(out)
+			out = append(out, "")
+		}
+		vars = append(vars, f[1:]...)
+	}
+	for _, e := range env {
+		name, _, _ := strings.Cut(e, "=")
+		set := false
+		for _, v := range vars {
+			set = set || strings.HasPrefix(v, name+"=")
+		}
+		if !set {
+			vars = append(vars, e)
+		}
+	}
+	if at < 0 {
+		at = len(out)
+		out = append(out, "")
+	}
+	out[at] = "SetEnv " + strings.Join(vars, " ")
+	return out
 }
 
 // start runs sshd on port and waits for "Server listening".

@@ -19,10 +19,7 @@ import (
 // connection: output with stderr merged, exit statuses, no pty, and a
 // command stopped by its context.
 func TestSSHDExec(t *testing.T) {
-	// SHLVL=1: Debian's bash reads ~/.bashrc for sshd commands at shell
-	// level 1 (SSH_SOURCE_BASHRC), and a heavy one (pyenv init) takes
-	// seconds per command on a busy machine.
-	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: []string{"SetEnv SHLVL=1"}})
+	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
