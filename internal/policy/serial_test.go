@@ -23,7 +23,7 @@ func fakeDev(t *testing.T) string {
 		t.Fatal(err)
 	}
 	for link, target := range map[string]string{
-		"usb-FTDI_FT232R_A1-if00-port0":   "../../ttyUSB0",
+		"usb-FTDI_FT232R_A1-if00-port0":    "../../ttyUSB0",
 		"usb-Silicon_CP2102_B2-if00-port0": "../../ttyUSB1",
 		"../../mine":                       "ttyUSB1",
 	} {
@@ -63,10 +63,10 @@ ports = ["`+dev+`/serial/by-id/usb-*", "!`+dev+`/serial/by-id/usb-Silicon*"]
 		ok   bool
 	}{
 		{dev + "/serial/by-id/usb-FTDI_FT232R_A1-if00-port0", true},
-		{dev + "/ttyUSB0", true},        // the FTDI adapter by its kernel name
-		{dev + "/ttyUSB1", false},       // the excluded CP2102
-		{dev + "/mine", false},          // a link to it
-		{dev + "/ttyS0", false},         // not listed at all
+		{dev + "/ttyUSB0", true},  // the FTDI adapter by its kernel name
+		{dev + "/ttyUSB1", false}, // the excluded CP2102
+		{dev + "/mine", false},    // a link to it
+		{dev + "/ttyS0", false},   // not listed at all
 		{dev + "/serial/by-id/usb-FTDI_FT232R_A1-if00-port0/../../../ttyS0", false}, // cleaned first
 	} {
 		err := p.SerialPortAllowed(tt.port, SerialNames(tt.port))
