@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,14 +78,25 @@ func groupBefore(s string, i int) string {
 
 // readHex returns bytes of the log as a hex dump: with from_line (and
 // to_line) those lines, with FromOffset the bytes from there, otherwise
-// the output not read yet, which it then marks read. At most maxHexBytes
+// the output not read yet, which it then marks read (with Wait, after
+// waiting for some). At most maxHexBytes
 // are returned; the note says how to go on.
-func (s *Session) readHex(req ReadRequest, stamps string, start time.Time) (Result, error) {
+func (s *Session) readHex(ctx context.Context, req ReadRequest, stamps string, start time.Time) (Result, error) {
 	if req.FromOffset < 0 {
 		return Result{}, errors.New("from_offset must not be negative")
 	}
 	if req.FromOffset > 0 && req.FromLine > 0 {
 		return Result{}, errors.New("give from_offset or from_line for mode hex, not both")
+	}
+	if req.Wait && req.FromOffset == 0 && req.FromLine == 0 {
+		timeout, err := clampTimeout(req.Timeout)
+		if err != nil {
+			return Result{}, err
+		}
+		s.mu.Lock()
+		from := s.readOff
+		s.mu.Unlock()
+		s.waitOutput(ctx, from, timeout)
 	}
 	s.mu.Lock()
 	end := s.ring.End()

@@ -43,7 +43,7 @@ func (s *Session) readExtra(ctx context.Context, req ReadRequest) (Result, error
 		return Result{}, err
 	}
 	if req.Mode == "hex" {
-		return s.readHex(req, stamps, s.now())
+		return s.readHex(ctx, req, stamps, s.now())
 	}
 	req.Timestamps = ""
 	switch {

@@ -126,7 +126,7 @@ type SendIn struct {
 type ReadIn struct {
 	SessionID string `json:"session_id" jsonschema:"the session to read"`
 	Mode      string `json:"mode,omitempty" jsonschema:"new (default: output since the last read), screen (the rendered screen), diff (screen lines changed since the last diff), range (session lines from_line..to_line), hex (a hex dump of the bytes: offset, hex, ASCII)"`
-	Wait      bool   `json:"wait,omitempty" jsonschema:"mode new: wait until the last command finishes (or until matches, or new output arrives when no command is pending)"`
+	Wait      bool   `json:"wait,omitempty" jsonschema:"mode new: wait until the last command finishes (or until matches, or new output arrives when no command is pending); mode hex: until there is output not read yet"`
 	Until     string `json:"until,omitempty" jsonschema:"regular expression that ends the wait when it matches new output"`
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000)"`
 	FromLine  int64  `json:"from_line,omitempty" jsonschema:"mode range: first session line (1-based, as in fold markers)"`
