@@ -177,3 +177,18 @@ read_only = true
 		t.Error("Borrow (a file transfer) on a read-only console succeeded")
 	}
 }
+
+// TestHexGoesThroughTheGate: bytes given in hex are checked like text;
+// there is no way around the gate.
+func TestHexGoesThroughTheGate(t *testing.T) {
+	w := &writeLog{}
+	s := &Session{id: "t1", transport: "local", command: "bash", conn: w}
+	_, err := s.Send(t.Context(), SendRequest{Bytes: []byte("rm -rf /\r")})
+	var ge *GateError
+	if !errors.As(err, &ge) || !ge.Destructive {
+		t.Fatalf("rm -rf / in hex: %v", err)
+	}
+	if len(w.writes) != 0 {
+		t.Fatalf("typed: %v", w.writes)
+	}
+}

@@ -48,6 +48,11 @@ func (s *Session) inputRefused() error {
 	}}
 }
 
+// CheckWritable returns a *ReadOnlyError when nothing may be typed into
+// the session (a serial console the policy makes read-only), so a caller
+// can refuse before it asks anyone for anything.
+func (s *Session) CheckWritable() error { return s.inputRefused() }
+
 // checkInput runs before Send types anything: a read-only serial console
 // refuses every input, and bytes given in hex go through the gate like
 // text (there is no way around it).

@@ -520,6 +520,7 @@ read_only = true
 		{"text": "reset"},
 		{"keys": []string{"break"}},
 		{"hex": "03"},
+		{"ask_secret": "the board's root password"},
 	} {
 		args["session_id"] = open.ID
 		res := call(t, cs, "send", args, nil)

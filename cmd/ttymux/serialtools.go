@@ -98,8 +98,12 @@ func serialOpenOptions(in *OpenSerialIn) (session.Pacing, string, error) {
 	return p, "", nil
 }
 
-// serialSend adds send's hex bytes and per-send pacing to sreq.
+// serialSend refuses input to a read-only console and adds send's hex
+// bytes and per-send pacing to sreq.
 func serialSend(sreq *session.SendRequest, in SendIn, s *session.Session) error {
+	if err := s.CheckWritable(); err != nil {
+		return err // before ask_secret asks the human for nothing
+	}
 	if in.Hex != "" {
 		b, err := session.ParseHex(in.Hex)
 		if err != nil {
