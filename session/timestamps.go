@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/session/reduce"
 )
 
@@ -86,6 +87,10 @@ func (s *Session) stampResult(r *Result, format string, req ReadRequest) {
 	if ls, err := s.lines.LineStart(first); err == nil && ls >= s.ring.Start() {
 		starts[0] = ls
 	}
+	offs, ns := s.times.Stamps(starts[0], to)
+	secrets := s.secrets
+	s.mu.Unlock()
+	// Rendering takes time: not under the lock the reader needs.
 	for i, c := range b {
 		if c == '\n' {
 			starts = append(starts, from+int64(i)+1)
@@ -98,11 +103,9 @@ func (s *Session) stampResult(r *Result, format string, req ReadRequest) {
 		if k >= len(starts) {
 			k = len(starts) - 1
 		}
-		t, ok := s.times.At(starts[k])
+		t, ok := ring.Lookup(offs, ns, starts[k])
 		stamped[i] = s.stamp(t, ok, format) + l
 	}
-	secrets := s.secrets
-	s.mu.Unlock()
 	for len(stamped) > 0 && strings.TrimSpace(lines[len(stamped)-1]) == "" {
 		stamped = stamped[:len(stamped)-1]
 	}
@@ -140,7 +143,7 @@ func (s *Session) stampResult(r *Result, format string, req ReadRequest) {
 	}
 }
 
-// stamp formats one arrival time as a line prefix. s.mu is held.
+// stamp formats one arrival time as a line prefix.
 func (s *Session) stamp(t time.Time, ok bool, format string) string {
 	switch {
 	case !ok && format == StampISO:

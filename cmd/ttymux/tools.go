@@ -461,7 +461,7 @@ func forModel(r session.Result, detail bool) session.Result {
 	}
 	// Reduction is set only when it changed the output (folded, collapsed,
 	// cut): the positions are what the fold markers' read calls refer to.
-	if r.Gap > 0 || r.Mode == "range" || r.Reduction != nil {
+	if r.Gap > 0 || r.Mode == "range" || r.Mode == "hex" || r.Reduction != nil {
 		return r
 	}
 	r.Offset, r.NextOffset, r.FirstLine, r.LastLine = 0, 0, 0, 0

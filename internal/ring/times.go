@@ -113,6 +113,31 @@ func (ts *Times) At(off int64) (time.Time, bool) {
 	return time.Unix(0, ts.ns[ts.head+i-1]), true
 }
 
+// Stamps returns a copy of the stamps that cover offsets [from, to): the
+// offsets where they begin and their times (Unix nanoseconds), so that a
+// caller can look many offsets up after letting go of the Ring's lock
+// (Lookup).
+func (ts *Times) Stamps(from, to int64) (offs, ns []int64) {
+	live := ts.offs[ts.head:]
+	i := sort.Search(len(live), func(i int) bool { return live[i] > from })
+	i = max(i-1, 0)
+	j := sort.Search(len(live), func(j int) bool { return live[j] >= to })
+	if i >= j {
+		return nil, nil
+	}
+	return append([]int64(nil), live[i:j]...), append([]int64(nil), ts.ns[ts.head+i:ts.head+j]...)
+}
+
+// Lookup returns the time of offset off in stamps returned by Stamps, and
+// false when off is below the first.
+func Lookup(offs, ns []int64, off int64) (time.Time, bool) {
+	i := sort.Search(len(offs), func(i int) bool { return offs[i] > off })
+	if i == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns[i-1]), true
+}
+
 // Len returns how many stamps are held.
 func (ts *Times) Len() int { return len(ts.offs) - ts.head }
 

@@ -92,3 +92,29 @@ func TestTimesClockGoesBack(t *testing.T) {
 		t.Errorf("a later byte is stamped before an earlier one: %v", got.Sub(t0))
 	}
 }
+
+// TestTimesStamps: a copy of the stamps covering a range answers lookups
+// as At does.
+func TestTimesStamps(t *testing.T) {
+	r := New(1 << 10)
+	ts := NewTimes(r)
+	t0 := time.Unix(1000, 0)
+	for i := range 50 {
+		p := []byte("line\n")
+		r.Write(p)
+		ts.Write(p, t0.Add(time.Duration(i)*10*time.Millisecond))
+	}
+	offs, ns := ts.Stamps(42, 120)
+	if len(offs) == 0 || offs[0] > 42 || offs[len(offs)-1] >= 120 {
+		t.Fatalf("Stamps(42, 120) = %v", offs)
+	}
+	for off := int64(42); off < 120; off++ {
+		want, _ := ts.At(off)
+		if got, ok := Lookup(offs, ns, off); !ok || !got.Equal(want) {
+			t.Fatalf("Lookup(%d) = %v, %v; At says %v", off, got, ok, want)
+		}
+	}
+	if _, ok := Lookup(offs, ns, offs[0]-1); ok {
+		t.Error("an offset below the copy is known")
+	}
+}
