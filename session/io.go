@@ -52,6 +52,11 @@ type SendRequest struct {
 	Raw bool
 	// Progress, when set, is called about once a second while waiting.
 	Progress func(elapsed time.Duration, fg string)
+	// Bytes are typed as they are after Text (send's hex): no control
+	// character removed, no line ending changed (hexread.go). Pacing, when
+	// set, overrides the session's (pacing.go).
+	Bytes  []byte
+	Pacing *Pacing
 }
 
 // Result is what Send and Read return. Field names are part of the MCP
@@ -119,7 +124,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		}
 		req.Text, req.Enter = s.nestedHook(), true
 	}
-	if req.Text == "" && len(req.Keys) == 0 {
+	if err := s.checkInput(req); err != nil { // serialpolicy.go
+		return Result{}, err
+	}
+	if req.Text == "" && len(req.Keys) == 0 && len(req.Bytes) == 0 {
 		return Result{}, errors.New(`nothing to send: give text (a command line) or keys (e.g. ["ctrl+c"] or ["enter"])`)
 	}
 	if len(req.Text) > MaxSendBytes {
@@ -235,6 +243,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			typed += "\n"
 		}
 	}
+	b.Write(req.Bytes) // send's hex: exactly these bytes
 	// Keys become bytes, except line controls (break, dtr/rts), which are
 	// done in order between the bytes around them.
 	type step struct {
@@ -328,7 +337,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		if st.bytes == "" {
 			continue
 		}
-		if _, err := s.conn.Write([]byte(st.bytes)); err != nil {
+		if err := s.typeBytes(ctx, []byte(st.bytes), req.Pacing); err != nil { // pacing.go
 			return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
 		}
 		if !req.Secret {
@@ -580,6 +589,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	if gone > 0 {
 		r.Note = fmt.Sprintf("%d bytes of output were produced faster than they were read and left the %d-byte log before this read", gone, s.ring.Size())
 	}
+	r.Note = joinNote(r.Note, s.garbageNote(b)) // garbage.go: a wrong baud rate
 	if raw {
 		out := redact(string(b), secrets)
 		if utf8.ValidString(out) {
@@ -809,10 +819,18 @@ type ReadRequest struct {
 	ToLine   int64
 	Raw      bool
 	Progress func(elapsed time.Duration, fg string)
+	// Timestamps prefixes each line with when its first byte arrived:
+	// StampRelative or StampISO (timestamps.go); FromOffset is where mode
+	// hex starts (hexread.go).
+	Timestamps string
+	FromOffset int64
 }
 
 // Read returns output according to req.Mode.
 func (s *Session) Read(ctx context.Context, req ReadRequest) (Result, error) {
+	if req.Timestamps != "" || req.Mode == "hex" {
+		return s.readExtra(ctx, req) // timestamps.go
+	}
 	until, err := compileUntil(req.Until)
 	if err != nil {
 		return Result{}, err

@@ -135,6 +135,9 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 	if !ok {
 		return nil, fmt.Errorf("transport %q is not available", req.Transport)
 	}
+	if err := m.checkSerialOpen(req); err != nil { // serialpolicy.go
+		return nil, err
+	}
 	if !req.Confirm {
 		if err := m.checkOpenGate(req.Transport, req.Target); err != nil {
 			return nil, err

@@ -56,6 +56,7 @@ type Session struct {
 	now       func() time.Time
 	shell     bool   // the top-level program is a shell (enables the shell layer)
 	enter     string // what the Enter key sends: "\r", or the serial line ending
+	pace      Pacing // how Send types by default (pacing.go; guarded by mu)
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
@@ -67,6 +68,7 @@ type Session struct {
 	mu         sync.Mutex // mu protects the following
 	ring       *ring.Ring
 	lines      *ring.LineIndex
+	times      *ring.Times // when each chunk arrived (timestamps.go)
 	det        *detector
 	lastOutput time.Time
 	readOff    int64 // where mode "new" resumes
@@ -138,6 +140,7 @@ func newSession(c sessionConfig) *Session {
 		enter:     cmp.Or(c.enter, "\r"),
 		ring:      r,
 		lines:     lines,
+		times:     ring.NewTimes(r),
 		det:       newDetector(c.nonce),
 		size:      c.size,
 		changed:   make(chan struct{}),
@@ -215,6 +218,7 @@ func (s *Session) pump() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := s.conn.Read(buf)
+		at := s.now() // the chunk's arrival, before the screen takes its time
 		if n > 0 && !s.tapped(buf[:n]) {
 			p := buf[:n]
 			// The screen first: whoever the log's new bytes wake (a
@@ -224,6 +228,7 @@ func (s *Session) pump() {
 			s.mu.Lock()
 			s.ring.Write(p)
 			s.lines.Write(p)
+			s.times.Write(p, at)
 			marks := s.det.count
 			s.det.Write(p)
 			s.cwd.Write(p)

@@ -201,6 +201,9 @@ var ErrTapTimeout = os.ErrDeadlineExceeded
 // Borrow lends the terminal to a transfer until Release: no send runs
 // meanwhile (sends wait for the terminal), and the output goes to the Tap.
 func (s *Session) Borrow(ctx context.Context) (*Tap, error) {
+	if err := s.inputRefused(); err != nil { // serialpolicy.go: a read-only console takes no file either
+		return nil, err
+	}
 	if err := lockCtx(ctx, &s.sendMu); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,9 @@ type SerialParams struct {
 	// Reconnect reopens the port when the device comes back after being
 	// unplugged, keeping the session.
 	Reconnect bool
+	// DTR and RTS say what opening the port does to those lines: "on"
+	// (default), "off" or "keep" (internal/serialport, modem.go).
+	DTR, RTS string
 }
 
 // Resizer is implemented by Conns whose far end has a window size

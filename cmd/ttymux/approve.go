@@ -292,6 +292,9 @@ func sendCommand(in SendIn) string {
 	if in.Secret && c != "" {
 		c = audit.Redacted
 	}
+	if in.Hex != "" && !in.Secret {
+		c = strings.TrimSpace(c + " [hex " + in.Hex + "]")
+	}
 	if len(in.Keys) > 0 {
 		c = strings.TrimSpace(c + " [" + strings.Join(in.Keys, " ") + "]")
 	}

@@ -36,9 +36,9 @@ func promptDefs() []promptDef {
 			return fmt.Sprintf(`Bring up the serial console of a board with ttymux.
 1. Port: %s. Open it with open_serial {port, baud: %s, persistent: true} so the console keeps being captured if the server restarts.
 2. send {text: "", enter: true, until: "(login:|# |\\$ |=> |> )", timeout_ms: 3000} to wake it and see which prompt answers (U-Boot "=> ", BusyBox "# ", a login prompt).
-3. If the output is garbage, the rate is wrong: close the session and try 9600, 38400, 57600, 921600.
+3. If the output is garbage (the result's note says so), the rate is wrong: close the session and try 9600, 38400, 57600, 921600. An Arduino-class board resets when the port opens: open it with dtr: "keep".
 4. At a login prompt, ask me for the password with send {ask_secret: "Password for the board"} when ttymux offers it, or send {secret: true}; never guess credentials.
-5. For each command pass until with the prompt you saw, and read {mode: "range"} for long boot logs. Report what you find before changing anything on the board.`, port, baud)
+5. For each command pass until with the prompt you saw, and read {mode: "range", timestamps: true} for long boot logs (each line with its arrival time). Paste blocks into a bootloader with char_delay_ms (e.g. 1) so it keeps up. Report what you find before changing anything on the board.`, port, baud)
 		}},
 		{&mcp.Prompt{
 			Name: "homelab_ssh", Title: "Work on a homelab host over SSH",

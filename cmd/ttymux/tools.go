@@ -84,6 +84,11 @@ type OpenSerialIn struct {
 	Persistent  bool   `json:"persistent,omitempty" jsonschema:"hold the console in the local agent so it keeps being captured while the server restarts (default false)"`
 	Record      bool   `json:"record,omitempty" jsonschema:"write an asciicast v2 recording (asciinema play plays it) to a new file in ttymux's state directory; typed secrets are never written"`
 	RecordPath  string `json:"record_path,omitempty" jsonschema:"write the recording to this path instead (a new or empty file); implies record"`
+	// Bring-up options (serialtools.go).
+	CharDelayMS int    `json:"char_delay_ms,omitempty" jsonschema:"pause after each character sent, in ms (0-1000; default 0), so a bootloader with a small input buffer keeps up with pasted text; send can override it"`
+	LineDelayMS int    `json:"line_delay_ms,omitempty" jsonschema:"pause after each line sent, in ms (0-10000; default 0), time for the device to act on the line; send can override it"`
+	DTR         string `json:"dtr,omitempty" jsonschema:"what opening does to DTR: on (default, as the kernel leaves it), off (released right after opening) or keep (not touched, and left as it is on close; keeps an Arduino from resetting on every open)"`
+	RTS         string `json:"rts,omitempty" jsonschema:"what opening does to RTS: on (default), off or keep (as dtr)"`
 }
 
 // SerialPortsIn are serial_ports' parameters.
@@ -111,19 +116,26 @@ type SendIn struct {
 	Paste     bool     `json:"paste,omitempty" jsonschema:"send text as one bracketed paste even to a full-screen program (e.g. to insert a block into vim as text, without autoindent); default: keystrokes there"`
 	Raw       bool     `json:"raw,omitempty" jsonschema:"bytes untouched both ways: text is typed byte for byte (without raw, escape sequences and control characters other than tab and newline are removed from text; use keys for those) and output is returned unrendered"`
 	Detail    bool     `json:"detail,omitempty" jsonschema:"also return positions (offset, next_offset, first_line, last_line), elapsed_ms, mode and session_id, which a result otherwise carries only when its output was folded, cut or has a gap"`
+	// Serial bring-up (serialtools.go).
+	Hex         string `json:"hex,omitempty" jsonschema:"bytes to type, in hex (e.g. '1b 5b 41' or 'DEADBEEF'; spaces allowed), after text and before keys: exactly these bytes, for binary protocols"`
+	CharDelayMS *int   `json:"char_delay_ms,omitempty" jsonschema:"pause after each character, in ms (0-1000), for this send only (default: the session's, from open_serial)"`
+	LineDelayMS *int   `json:"line_delay_ms,omitempty" jsonschema:"pause after each line, in ms (0-10000), for this send only (default: the session's)"`
 }
 
 // ReadIn are read's parameters.
 type ReadIn struct {
 	SessionID string `json:"session_id" jsonschema:"the session to read"`
-	Mode      string `json:"mode,omitempty" jsonschema:"new (default: output since the last read), screen (the rendered screen), diff (screen lines changed since the last diff), range (session lines from_line..to_line)"`
-	Wait      bool   `json:"wait,omitempty" jsonschema:"mode new: wait until the last command finishes (or until matches, or new output arrives when no command is pending)"`
+	Mode      string `json:"mode,omitempty" jsonschema:"new (default: output since the last read), screen (the rendered screen), diff (screen lines changed since the last diff), range (session lines from_line..to_line), hex (a hex dump of the bytes: offset, hex, ASCII)"`
+	Wait      bool   `json:"wait,omitempty" jsonschema:"mode new: wait until the last command finishes (or until matches, or new output arrives when no command is pending); mode hex: until there is output not read yet"`
 	Until     string `json:"until,omitempty" jsonschema:"regular expression that ends the wait when it matches new output"`
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000)"`
 	FromLine  int64  `json:"from_line,omitempty" jsonschema:"mode range: first session line (1-based, as in fold markers)"`
 	ToLine    int64  `json:"to_line,omitempty" jsonschema:"mode range: last session line (default: from_line+1999)"`
 	Raw       bool   `json:"raw,omitempty" jsonschema:"return bytes untouched instead of rendered text"`
 	Detail    bool   `json:"detail,omitempty" jsonschema:"also return positions, elapsed_ms, mode and session_id, which a result otherwise carries only when its output was folded, cut or has a gap, or in range mode"`
+	// Serial bring-up (serialtools.go).
+	Timestamps Stamps `json:"timestamps,omitempty" jsonschema:"prefix each line with when its first byte arrived: true for seconds since the session started ([  12.345]), \"iso\" for UTC time; modes new, range and hex"`
+	FromOffset int64  `json:"from_offset,omitempty" jsonschema:"mode hex: first byte offset in the session log (next_offset of an earlier result); without it and from_line, hex shows the output not read yet"`
 }
 
 // ResizeIn are resize's parameters.
@@ -195,11 +207,13 @@ func toolDefs() []toolDef {
 			Name:        "send",
 			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, mark, prompt, shell, timeout), exit_code and state.",
 			Annotations: &mcp.ToolAnnotations{Title: "Type into a terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+			InputSchema: sendSchema(),
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.send) }},
 		{&mcp.Tool{
 			Name:        "read",
-			Description: "Read a session's output without typing: new output since the last read (optionally waiting for the running command), the rendered screen, a diff of the screen, or an exact range of session lines.",
+			Description: "Read a session's output without typing: new output since the last read (optionally waiting for the running command), the rendered screen, a diff of the screen, an exact range of session lines, or a hex dump of the bytes; timestamps give each line's arrival time.",
 			Annotations: &mcp.ToolAnnotations{Title: "Read terminal output", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+			InputSchema: readSchema(),
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.read) }},
 		{&mcp.Tool{
 			Name:        "resize",
@@ -397,6 +411,9 @@ func (h *handlers) send(ctx context.Context, req *mcp.CallToolRequest, in SendIn
 		Timeout: time.Duration(in.TimeoutMS) * time.Millisecond, Raw: in.Raw, Paste: in.Paste,
 		Progress: progressFunc(ctx, req),
 	}
+	if err := serialSend(&sreq, in, s); err != nil { // serialtools.go
+		return nil, session.Result{}, err
+	}
 	if in.AskSecret != "" {
 		return h.sendAskSecret(ctx, req, in, s, sreq)
 	}
@@ -415,7 +432,8 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 		Mode: in.Mode, Wait: in.Wait, Until: in.Until,
 		Timeout:  time.Duration(in.TimeoutMS) * time.Millisecond,
 		FromLine: in.FromLine, ToLine: in.ToLine, Raw: in.Raw,
-		Progress: progressFunc(ctx, req),
+		Progress:   progressFunc(ctx, req),
+		Timestamps: string(in.Timestamps), FromOffset: in.FromOffset,
 	})
 	if err != nil {
 		return nil, session.Result{}, err
@@ -443,7 +461,7 @@ func forModel(r session.Result, detail bool) session.Result {
 	}
 	// Reduction is set only when it changed the output (folded, collapsed,
 	// cut): the positions are what the fold markers' read calls refer to.
-	if r.Gap > 0 || r.Mode == "range" || r.Reduction != nil {
+	if r.Gap > 0 || r.Mode == "range" || r.Mode == "hex" || r.Reduction != nil {
 		return r
 	}
 	r.Offset, r.NextOffset, r.FirstLine, r.LastLine = 0, 0, 0, 0
@@ -648,6 +666,10 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	if strings.TrimSpace(in.Port) == "" {
 		return nil, OpenOut{}, errors.New("port is required, e.g. /dev/ttyUSB0; serial_ports lists the ports there are")
 	}
+	pace, lineNote, err := serialOpenOptions(&in) // serialtools.go
+	if err != nil {
+		return nil, OpenOut{}, err
+	}
 	s, err := h.mgr.Open(ctx, session.OpenRequest{
 		Transport:  "serial",
 		Name:       in.Name,
@@ -662,15 +684,18 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 				Parity: cmp.Or(in.Parity, "none"), StopBits: cmp.Or(in.StopBits, "1"),
 				FlowControl: cmp.Or(in.FlowControl, "none"),
 				Reconnect:   in.Reconnect == nil || *in.Reconnect,
+				DTR:         in.DTR, RTS: in.RTS,
 			},
 		},
 	})
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_serial: %w", err)
 	}
-	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
+	s.SetPacing(pace)
+	out := OpenOut{Info: s.Info(), Note: joinNote(s.OpenNote(), lineNote)}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
+	out.Note = joinNote(out.Note, r.Note) // a wrong baud rate shows at once
 	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
 	if out.Output != "" {
 		text += "\n" + out.Output

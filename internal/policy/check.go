@@ -191,6 +191,9 @@ func (p *Policy) Describe() string {
 		b.WriteString(p.File)
 	}
 	fmt.Fprintf(&b, "\n  held = %s, no_elicitation = %s", p.Held, p.NoElicitation)
+	if p.SerialPorts != nil {
+		fmt.Fprintf(&b, "\n  serial ports allowed: %s", strings.Join(p.SerialPorts, ", "))
+	}
 	for i, r := range p.Rules {
 		fmt.Fprintf(&b, "\n  rule %d (line %d): hosts %s", i+1, r.Line, strings.Join(r.Hosts, ", "))
 		if r.ReadOnly != nil {

@@ -15,6 +15,12 @@
 //	ask   = ['^kubectl delete\b']             # held
 //	allow = ['^systemctl restart nginx$']     # counts as read-only
 //
+//	[serial]                   # serial consoles (serial.go)
+//	ports = ["/dev/serial/by-id/usb-FTDI*"]   # the only ports open_serial may open
+//
+// On a serial host ("serial:PORT") read_only means more: nothing at all is
+// typed into the console (see SerialReadOnly).
+//
 // A Policy is immutable once loaded and safe for concurrent use.
 package policy
 
@@ -44,6 +50,9 @@ type Policy struct {
 	Held          string // Ask, Confirm or Deny
 	NoElicitation string // Confirm or Deny
 	Rules         []Rule
+	// SerialPorts are the patterns of the ports open_serial may open; nil
+	// means any (see SerialPortAllowed).
+	SerialPorts []string
 }
 
 // A Rule applies to the hosts its patterns match. Unset keys (nil) fall
@@ -136,7 +145,10 @@ type fileFormat struct {
 		Held          string `toml:"held"`
 		NoElicitation string `toml:"no_elicitation"`
 	} `toml:"defaults"`
-	Rule []fileRule `toml:"rule"`
+	Rule   []fileRule `toml:"rule"`
+	Serial struct {
+		Ports []string `toml:"ports"`
+	} `toml:"serial"`
 }
 
 // typeErr is the text of BurntSushi/toml's type mismatch errors.
@@ -175,7 +187,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 				}
 			}
 		}
-		return nil, &ParseError{File: name, Line: line, Key: key, Msg: "unknown key (known: [defaults] held, no_elicitation; [[rule]] hosts, read_only, deny, ask, allow, held, no_elicitation)"}
+		return nil, &ParseError{File: name, Line: line, Key: key, Msg: "unknown key (known: [defaults] held, no_elicitation; [[rule]] hosts, read_only, deny, ask, allow, held, no_elicitation; [serial] ports)"}
 	}
 	p := &Policy{File: name, Held: cmpOr(ff.Defaults.Held, Ask), NoElicitation: cmpOr(ff.Defaults.NoElicitation, Confirm)}
 	if err := checkSetting(p.Held, Ask, Confirm, Deny); err != nil {
@@ -183,6 +195,14 @@ func Parse(name string, data []byte) (*Policy, error) {
 	}
 	if err := checkSetting(p.NoElicitation, Confirm, Deny); err != nil {
 		return nil, &ParseError{File: name, Line: lineOf(data, toml.Key{"defaults", "no_elicitation"}), Key: "defaults.no_elicitation", Msg: err.Error()}
+	}
+	if ports := ff.Serial.Ports; ports != nil {
+		for _, pat := range ports {
+			if err := checkPortPattern(pat); err != nil {
+				return nil, &ParseError{File: name, Line: lineOf(data, toml.Key{"serial", "ports"}), Key: "serial.ports", Msg: err.Error()}
+			}
+		}
+		p.SerialPorts = ports
 	}
 	for i, fr := range ff.Rule {
 		bad := func(key, msg string) error {

@@ -108,6 +108,8 @@ func TestBadFiles(t *testing.T) {
 		{"no hosts", "[[rule]]\nread_only = true\n", 1, "rule[1].hosts"},
 		{"wrong type", "[[rule]]\nhosts = \"a\"\n", 2, "rule.hosts"},
 		{"empty pattern", "[[rule]]\nhosts = [\"!\"]\n", 2, "rule[1].hosts"},
+		{"relative port", "[serial]\n\nports = [\"ttyUSB*\"]\n", 3, "serial.ports"},
+		{"unknown serial key", "[serial]\nport = [\"/dev/x\"]\n", 2, "serial.port"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

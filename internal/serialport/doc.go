@@ -28,6 +28,14 @@
 // flock-aware terminal programs) honour whatever their user. A port held by
 // either gives an error wrapping ErrBusy that names the port.
 //
+// # Modem lines on open
+//
+// Params.DTR and Params.RTS say what opening does to those lines: "on"
+// (asserted, as the kernel leaves them after open(2)), "off" (released as
+// the first thing after open(2) and the lock) or "keep" (not touched, and
+// HUPCL cleared so that closing leaves them too). modem.go explains what
+// the kernel does and why a pseudo-terminal cannot show it.
+//
 // # Unplugging
 //
 // A USB adapter or board that goes away hangs up the terminal: reads return

@@ -111,6 +111,12 @@ func openPort(path string, ls Settings) (*os.File, error) {
 		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			return err
 		}
+		// The modem lines next, before the termios work: DTR off must
+		// follow the open as closely as it can (modem.go).
+		step = "set the modem lines"
+		if err := initModem(fd, ls); err != nil {
+			return err
+		}
 		step = "configure"
 		if err := configure(fd, ls); err != nil {
 			return err

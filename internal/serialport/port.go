@@ -254,9 +254,9 @@ func (c *Port) SetModemLine(line ModemLine, on bool) error {
 
 func setModemBit(fd, bit int, on bool) error {
 	if on {
-		return unix.IoctlSetPointerInt(fd, unix.TIOCMBIS, bit)
+		return modemIoctl(fd, unix.TIOCMBIS, bit)
 	}
-	return unix.IoctlSetPointerInt(fd, unix.TIOCMBIC, bit)
+	return modemIoctl(fd, unix.TIOCMBIC, bit)
 }
 
 // current returns the open file and its generation, or nil and a channel

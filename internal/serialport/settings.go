@@ -27,6 +27,11 @@ type Params struct {
 	StopBits string // "1", "1.5", "2"
 	// FlowControl is "none" or "rtscts" (hardware).
 	FlowControl string
+	// DTR and RTS say what opening does to the modem lines: "on" (the
+	// default: asserted, as the kernel leaves them after open(2)), "off"
+	// (released at once after open(2)) or "keep" (not touched, and left
+	// as they are on close: HUPCL off). See modem.go.
+	DTR, RTS string
 }
 
 // Settings are validated Params in termios terms.
@@ -36,6 +41,7 @@ type Settings struct {
 	parity   string // none, odd, even, mark, space
 	stopBits int    // 1 or 2 (2 also stands for 1.5 with 5 data bits)
 	rtscts   bool
+	dtr, rts string // LineOn, LineOff or LineKeep
 }
 
 // Validate checks p and fills in defaults. Its errors say what is allowed.
@@ -88,6 +94,13 @@ func Validate(p Params) (Settings, error) {
 	default:
 		return ls, fmt.Errorf("flow control %q is not allowed: use none (the default) or rtscts (hardware)", p.FlowControl)
 	}
+	var err error
+	if ls.dtr, err = lineChoice("dtr", p.DTR); err != nil {
+		return ls, err
+	}
+	if ls.rts, err = lineChoice("rts", p.RTS); err != nil {
+		return ls, err
+	}
 	return ls, nil
 }
 
@@ -97,6 +110,12 @@ func (ls Settings) String() string {
 	s := fmt.Sprintf("%d %d%c%d", ls.baud, ls.dataBits, strings.ToUpper(ls.parity)[0], ls.stopBits)
 	if ls.rtscts {
 		s += " rtscts"
+	}
+	if ls.dtr != LineOn {
+		s += " dtr " + ls.dtr
+	}
+	if ls.rts != LineOn {
+		s += " rts " + ls.rts
 	}
 	return s
 }
@@ -136,6 +155,11 @@ func makeRaw(t *unix.Termios, ls Settings) {
 	}
 	if ls.rtscts {
 		t.Cflag |= unix.CRTSCTS
+	}
+	if ls.dtr == LineKeep || ls.rts == LineKeep {
+		// Closing would drop both lines (termios(3), HUPCL): "keep"
+		// leaves them as they are, for the next open to find.
+		t.Cflag &^= unix.HUPCL
 	}
 	// A character with a parity error reads as NUL (INPCK without IGNPAR
 	// or PARMRK, termios(3)).

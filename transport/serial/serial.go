@@ -48,7 +48,7 @@ var (
 
 // params converts the transport's line settings to serialport's.
 func params(p transport.SerialParams) serialport.Params {
-	return serialport.Params{Baud: p.Baud, DataBits: p.DataBits, Parity: p.Parity, StopBits: p.StopBits, FlowControl: p.FlowControl}
+	return serialport.Params{Baud: p.Baud, DataBits: p.DataBits, Parity: p.Parity, StopBits: p.StopBits, FlowControl: p.FlowControl, DTR: p.DTR, RTS: p.RTS}
 }
 
 // Open opens the port t.Command with the settings in t.Serial and returns a
