@@ -63,7 +63,7 @@ func writeSchema(b *strings.Builder, title string, s any) {
 		p := sc.Properties[n]
 		typ := p.Type
 		if typ == "" && len(p.Types) > 0 {
-			typ = strings.Join(p.Types, "|")
+			typ = strings.Join(p.Types, " or ")
 		}
 		if typ == "array" && p.Items != nil {
 			typ = p.Items.Type + "[]"
