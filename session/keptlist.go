@@ -13,6 +13,9 @@ import (
 // is the one it has.
 const keptFresh = time.Second
 
+// keptTimeout bounds a background refresh, which CloseAll waits for.
+const keptTimeout = 3 * time.Second
+
 // keptList is the local agent's session list as List last learnt it, so
 // that list answers from this server's own state instead of a connection,
 // handshake and round trip to the agent each time (issue #17). It matters
@@ -55,7 +58,7 @@ func (c *keptList) keptSessions(ctx context.Context, k transport.Keeper, log fun
 			gen := c.gen
 			c.wg.Go(func() {
 				// Not the caller's ctx: the call has been answered.
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), keptTimeout)
 				defer cancel()
 				c.fetch(ctx, k, gen, log)
 				c.mu.Lock()
@@ -71,12 +74,14 @@ func (c *keptList) keptSessions(ctx context.Context, k transport.Keeper, log fun
 	return c.fetch(ctx, k, gen, log)
 }
 
-// fetch asks k and keeps the answer unless the list changed meanwhile.
+// fetch asks k and keeps the answer unless the list changed meanwhile. An
+// agent that cannot answer holds no sessions this server can show, as
+// before the list was kept.
 func (c *keptList) fetch(ctx context.Context, k transport.Keeper, gen uint64, log func(error)) []transport.KeptSession {
 	ss, err := k.List(ctx)
 	if err != nil {
 		log(err)
-		return ss
+		ss = nil
 	}
 	c.mu.Lock()
 	if c.gen == gen {
