@@ -13,7 +13,8 @@ import (
 const DefaultSize = 8 << 20
 
 // minAlloc is the first allocation of a ring's buffer. The buffer grows by
-// doubling up to Size, so a session that prints little costs little.
+// doubling up to directAlloc, then to Size at once, so a session that prints
+// little costs little.
 const minAlloc = 4 << 10
 
 // directAlloc is the largest buffer grow reaches by doubling.
@@ -34,7 +35,7 @@ var ErrNegativeOffset = errors.New("negative output offset")
 type Ring struct {
 	size int
 	// buf holds offset o at buf[(o-base)%size]. Until the ring first
-	// wraps, len(buf) may be shorter than size (it grows by doubling) and
+	// wraps, len(buf) may be shorter than size (it grows, see grow) and
 	// holds offsets base..end-1 in place.
 	buf []byte
 	end int64
