@@ -41,6 +41,25 @@ func BenchmarkEchoSession(b *testing.B) {
 	}
 }
 
+// BenchmarkEchoSessionPersistent is BenchmarkEchoSession with the session
+// kept by an agent (in-process agent server, over its Unix socket): the
+// session layer plus the agent hop, for profiling the hop's frames.
+func BenchmarkEchoSessionPersistent(b *testing.B) {
+	m := newPersistentManager(b, startAgent(b))
+	ctx := b.Context()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Persistent: true, Target: transport.Target{
+		Env: []string{"HOME=" + b.TempDir(), "PS1=$ ", "LANG=C.UTF-8"},
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if r := send(b, s, session.SendRequest{Text: "echo x"}); r.Output != "x" {
+			b.Fatalf("echo: %q", r.Output)
+		}
+	}
+}
+
 // BenchmarkSessionVsDrain runs `seq 1 1000000` alternately through a
 // session (verdict, rendering and reduction included) and drained raw from
 // a plain creack/pty PTY (pty.Start, read to EIO: what no terminal server can

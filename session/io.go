@@ -180,8 +180,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	// What the terminal is doing decides whether text is input to a
 	// running program or a command line typed ahead of it.
 	st := s.classify()
-	echoOff := s.echoOff()
-	fg, fgOK := s.foreground()
+	echoOff, fg, fgOK := st.echoOff, st.fg, st.fgOK
 	var prev command
 	s.mu.Lock()
 	hasPrev := s.cmd != nil && !s.cmd.reported

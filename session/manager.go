@@ -69,6 +69,8 @@ type Manager struct {
 	pending   int                      // opens in progress, counted against the limit
 	next      int
 	closed    bool
+
+	kept keptList // the local agent's sessions as List last learnt them (keptlist.go)
 }
 
 // NewManager returns a Manager with opts (a nil-safe zero value works).
@@ -553,6 +555,7 @@ func (m *Manager) Detach(ctx context.Context, idOrName string) (Info, error) {
 	m.mu.Lock()
 	delete(m.sessions, s.id)
 	m.mu.Unlock()
+	m.kept.changed()
 	info := s.Info()
 	err = s.Close()
 	info.State = "detached"
@@ -592,10 +595,7 @@ func (m *Manager) List(ctx context.Context) []Info {
 		seen[s.id] = true
 	}
 	if k := m.opts.Keeper; k != nil {
-		kept, err := k.List(ctx)
-		if err != nil {
-			m.log.Debug("list agent sessions", "err", err)
-		}
+		kept := m.kept.keptSessions(ctx, k, func(err error) { m.log.Debug("list agent sessions", "err", err) })
 		for _, ks := range kept {
 			if seen[ks.ID] {
 				continue
@@ -630,6 +630,7 @@ func (m *Manager) Close(ctx context.Context, idOrName string) (Info, error) {
 	m.mu.Lock()
 	delete(m.sessions, s.id)
 	m.mu.Unlock()
+	m.kept.changed()
 	return s.Info(), nil
 }
 
@@ -649,6 +650,7 @@ func (m *Manager) CloseAll() {
 		})
 	}
 	wg.Wait()
+	m.kept.wait()
 }
 
 // lineEnding maps a line_ending name to the bytes Enter sends.

@@ -16,6 +16,11 @@ type status struct {
 	state      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, input_prompt, disconnected, exited
 	foreground string
 	lastLine   string
+	// What classify read of the terminal, for a caller that needs it too
+	// (Send): each read is an ioctl or a /proc read.
+	fg      transport.Foreground
+	fgOK    bool
+	echoOff bool
 }
 
 func (st status) describe() string {
@@ -80,6 +85,7 @@ func (s *Session) classify() status {
 		return st
 	}
 	fg, fgOK := s.foreground()
+	st.fg, st.fgOK = fg, fgOK
 	if fgOK && !fg.IsShell {
 		st.foreground = fg.Name
 	}
@@ -91,6 +97,7 @@ func (s *Session) classify() status {
 		}
 	}
 	echoOff := s.echoOff()
+	st.echoOff = echoOff
 	open := len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
 	name := filepath.Base(fg.Name)
 	if ls, ok := s.conn.(transport.LinkStater); ok && ls.LinkState() == transport.LinkDisconnected {

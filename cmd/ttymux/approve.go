@@ -307,7 +307,7 @@ func sendCommand(in SendIn) string {
 // sendWithApproval types through s.Send, settling held lines on the way.
 func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolRequest, in SendIn, s *session.Session, sreq session.SendRequest) (*mcp.CallToolResult, session.Result, error) {
 	start := h.hu.now()
-	ev := audit.Event{Event: "send", Session: s.Info().ID, Host: s.PolicyHost(), Command: sendCommand(in)}
+	ev := audit.Event{Event: "send", Session: s.ID(), Host: s.PolicyHost(), Command: sendCommand(in)}
 	decision := audit.Ran
 	timeout := sreq.Timeout
 	if timeout <= 0 {

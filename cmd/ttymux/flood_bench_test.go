@@ -23,6 +23,18 @@ import (
 //
 //	go test -run XXX -bench ServerFloodPeakRSS -benchtime 1x ./cmd/ttymux
 func BenchmarkServerFloodPeakRSS(b *testing.B) {
+	// The floor: a go-sdk server with one no-op tool (floor_test.go), after
+	// one call.
+	b.Run("floor/noop", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), noopServerEnv+"=1")
+			cs := stdioClient(b, cmd)
+			timedCall(b, cs, "noop", map[string]any{}, func(sc map[string]any) bool { return sc["ok"] == true })
+			b.ReportMetric(peakRSSMB(b, cmd.Process.Pid), "peak-rss-MB")
+			_ = cs.Close()
+		}
+	})
 	for _, held := range []string{"server", "agent"} {
 		for _, text := range []string{"yes | head -c 100000000", "seq 1 1000000"} {
 			b.Run(held+"/"+strings.Fields(text)[0], func(b *testing.B) {

@@ -162,6 +162,10 @@ func BenchmarkEchoVsFloor(b *testing.B) {
 	noopOK := func(sc map[string]any) bool { return sc["ok"] == true }
 
 	var ptyD, noopD []time.Duration
+	// CPU time per call of the server processes (and of the agent behind
+	// the persistent one): less at the mercy of other load than latency.
+	agent := agentPid(b, filepath.Join(runtime, "ttymux", "agent-v1.sock"))
+	cpu0 := []int64{cpuTicks(b, inproc.Process.Pid), cpuTicks(b, pers.Process.Pid), cpuTicks(b, agent)}
 	b.ResetTimer()
 	for b.Loop() {
 		ptyD = append(ptyD, floor.roundTrip(b))
@@ -172,6 +176,12 @@ func BenchmarkEchoVsFloor(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	perCall := func(i, pid int) float64 {
+		return float64(cpuTicks(b, pid)-cpu0[i]) * 10000 / float64(len(ptyD)) // ticks are 10 ms
+	}
+	b.ReportMetric(perCall(0, inproc.Process.Pid), "stdio-cpu-µs/call")
+	b.ReportMetric(perCall(1, pers.Process.Pid), "persistent-cpu-µs/call")
+	b.ReportMetric(perCall(2, agent), "agent-cpu-µs/call")
 	fl := median(ptyD) + median(noopD)
 	b.ReportMetric(float64(median(ptyD).Microseconds()), "pty-µs")
 	b.ReportMetric(float64(median(noopD).Microseconds()), "noop-call-µs")

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -122,10 +123,50 @@ func nestDepth(src string) int {
 	return m
 }
 
-// parse reads src as a bash script.
+// parse reads src as a bash script. Its answers for short lines are kept
+// (parsed): every send asks the policy (Commands) and the gate (Check)
+// about the same line, and models send the same lines again and again
+// (issue #17). A File is only read after parsing, so one may be shared.
 func parse(src string) (*syntax.File, error) {
+	if len(src) > maxParsedLen {
+		return parseNew(src)
+	}
+	parsed.mu.Lock()
+	e, ok := parsed.m[src]
+	parsed.mu.Unlock()
+	if ok {
+		return e.f, e.err
+	}
+	f, err := parseNew(src)
+	parsed.mu.Lock()
+	if parsed.m == nil || len(parsed.m) >= maxParsed {
+		parsed.m = make(map[string]parseResult, maxParsed) // forget all: simple, and rare
+	}
+	parsed.m[src] = parseResult{f, err}
+	parsed.mu.Unlock()
+	return f, err
+}
+
+func parseNew(src string) (*syntax.File, error) {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(strings.NewReader(src), "")
 }
+
+// parsed holds the latest parse results, at most maxParsed of them for
+// lines of at most maxParsedLen bytes.
+var parsed struct {
+	mu sync.Mutex
+	m  map[string]parseResult
+}
+
+type parseResult struct {
+	f   *syntax.File
+	err error
+}
+
+const (
+	maxParsed    = 256
+	maxParsedLen = 1 << 10
+)
 
 // checkScript parses src and applies the command rules. Text that is not
 // shell at all falls back to the text patterns (checkLines); unfinished

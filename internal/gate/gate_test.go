@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -284,5 +286,37 @@ func TestCheckBounded(t *testing.T) {
 		if d := time.Since(st); d > 2*time.Second {
 			t.Fatalf("%.10q… took %v", s, d)
 		}
+	}
+}
+
+// TestParsedLinesKept (issue #17): a line asked about again, by Commands and
+// Check in turn as the policy does, is answered from the kept parse exactly
+// as the first time, from any number of goroutines.
+func TestParsedLinesKept(t *testing.T) {
+	lines := []string{"echo hello", "d=/; sudo rm -rf $d", "git status && ls -la", "curl x | sh"}
+	want := map[string][]string{}
+	held := map[string]bool{}
+	for _, l := range lines {
+		want[l] = Commands(l)
+		held[l] = Check(l) != nil
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				for _, l := range lines {
+					if got := Commands(l); !slices.Equal(got, want[l]) {
+						t.Errorf("Commands(%q) = %q, then %q", l, want[l], got)
+					}
+					if got := Check(l) != nil; got != held[l] {
+						t.Errorf("Check(%q) held %v, then %v", l, held[l], got)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if !held["d=/; sudo rm -rf $d"] || held["echo hello"] {
+		t.Errorf("held: %v", held)
 	}
 }

@@ -409,11 +409,34 @@ func (p *Proc) Foreground() (pgid int, name string, err error) {
 	if err != nil || pgid <= 0 {
 		return 0, "", err
 	}
-	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pgid) + "/comm")
-	if err != nil {
+	comm, ok := readComm(pgid)
+	if !ok {
 		return pgid, "", nil // the leader is gone; the group is still the answer
 	}
-	return pgid, strings.TrimSpace(string(comm)), nil
+	return pgid, comm, nil
+}
+
+// readComm reads /proc/PID/comm with three system calls (open, read,
+// close) and no *os.File: os.ReadFile adds two fstat calls, a read to EOF,
+// an os.File with its finalizer and a buffer, and a session asks for the
+// foreground several times per command (issue #17).
+func readComm(pid int) (string, bool) {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/comm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd) // read-only: nothing to flush
+	var buf [64]byte     // comm is at most 16 bytes (TASK_COMM_LEN)
+	for {
+		n, err := unix.Read(fd, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n < 0 {
+			return "", false
+		}
+		return strings.TrimSpace(string(buf[:n])), true
+	}
 }
 
 // WaitsForInput reports whether the child itself is blocked waiting to

@@ -13,8 +13,12 @@ import (
 const DefaultSize = 8 << 20
 
 // minAlloc is the first allocation of a ring's buffer. The buffer grows by
-// doubling up to Size, so a session that prints little costs little.
+// doubling up to directAlloc, then to Size at once, so a session that prints
+// little costs little.
 const minAlloc = 4 << 10
+
+// directAlloc is the largest buffer grow reaches by doubling.
+const directAlloc = 1 << 20
 
 // ErrNegativeOffset is returned by ReadAt for an offset below 0. Such bytes
 // never existed, so it is not a gap.
@@ -31,7 +35,7 @@ var ErrNegativeOffset = errors.New("negative output offset")
 type Ring struct {
 	size int
 	// buf holds offset o at buf[(o-base)%size]. Until the ring first
-	// wraps, len(buf) may be shorter than size (it grows by doubling) and
+	// wraps, len(buf) may be shorter than size (it grows, see grow) and
 	// holds offsets base..end-1 in place.
 	buf []byte
 	end int64
@@ -150,8 +154,16 @@ func (r *Ring) Write(p []byte) (int, error) {
 }
 
 // grow enlarges buf, which has not wrapped yet, to hold rel bytes from base.
+// Past directAlloc it goes straight to the full size: doubling a 4 MiB
+// buffer to 8 MiB held both (12 MiB) while the copy ran, the largest part of
+// a flood's peak memory, while one large allocation is fresh memory from
+// the system whose pages become resident only as output fills them
+// (issue #17).
 func (r *Ring) grow(rel int64) {
 	n := int(min(max(int64(2*len(r.buf)), minAlloc, rel), int64(r.size)))
+	if n > directAlloc {
+		n = r.size
+	}
 	buf := make([]byte, n)
 	copy(buf, r.buf[:r.end-r.base])
 	r.buf = buf

@@ -301,7 +301,7 @@ func TestCorpus(t *testing.T) {
 	}
 	pct := 100 * float64(redSum) / float64(rawSum)
 	t.Logf("| **all** | | | %s | %s | **%.1f** | | |", commas(int64(rawSum)), commas(int64(redSum)), pct)
-	if pct > 15 {
-		t.Errorf("the corpus reduces to %.1f %% of its raw size, want at most 15 %%", pct)
+	if pct > 10 {
+		t.Errorf("the corpus reduces to %.1f %% of its raw size, want at most 10 %% (DESIGN.md)", pct)
 	}
 }

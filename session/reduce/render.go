@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -1104,9 +1105,45 @@ func RenderNumbered(p []byte) (lines []string, nums []int64) {
 	n := bytes.Count(p, []byte{'\n'}) + 1
 	r.lines, r.nums = make([]string, 0, n), make([]int64, 0, n)
 	r.store.next = len(p) + len(p)/16 + 256
+	r.borrowRing()
 	r.Write(p)
 	r.Flush()
+	r.returnRing()
 	return r.Lines()
+}
+
+// ringPool holds the row windows of finished one-shot renders (Render,
+// StripANSI): a session renders a small tail several times per command to
+// classify the terminal, and a fresh window of DefaultWindow rows was about
+// half of what an echo round trip allocated (issue #17).
+var ringPool = sync.Pool{New: func() any { rg := make([]row, DefaultWindow); return &rg }}
+
+// borrowRing gives a Renderer with the default window a pooled one; only
+// for a Renderer that calls returnRing once its lines are out (they live in
+// its store, never in the rows).
+func (r *Renderer) borrowRing() {
+	if r.ring != nil || (r.Window > 0 && r.Window != DefaultWindow) {
+		return
+	}
+	r.ring, r.n = *ringPool.Get().(*[]row), 1
+	r.ring[0].reset(0)
+}
+
+// returnRing clears the window (its rows keep their buffers, not their
+// text) and puts it back in the pool.
+func (r *Renderer) returnRing() {
+	rg := r.ring
+	if len(rg) != DefaultWindow {
+		return
+	}
+	for i := range rg {
+		rg[i].reset(0)
+		if cap(rg[i].b) > 1<<10 || cap(rg[i].cells) > 1<<10 {
+			rg[i].b, rg[i].cells = nil, nil // a long line's buffer is not worth keeping
+		}
+	}
+	r.ring, r.n, r.start, r.y, r.x = nil, 0, 0, 0, 0
+	ringPool.Put(&rg)
 }
 
 // StripANSI returns what a terminal shows for s: Render's lines joined with
@@ -1123,9 +1160,11 @@ func StripANSI(s string) string {
 		return s
 	}
 	var r Renderer
+	r.borrowRing()
 	r.Write([]byte(s))
 	ended := r.n > 1 && r.row(r.n-1).w == 0
 	r.Flush()
+	r.returnRing()
 	lines, _ := r.Lines()
 	out := strings.Join(lines, "\n")
 	if ended {
