@@ -266,7 +266,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	steps = append(steps, step{bytes: b.String()})
 	if req.Secret && req.Text != "" {
 		s.secrets = append(s.secrets, req.Text)
-		s.rec.addSecret(req.Text)
+		s.rec.AddSecret(req.Text)
 	}
 	sendOff := s.ring.End()
 	last, ok := s.det.last()
@@ -328,7 +328,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
 		}
 		if !req.Secret {
-			s.rec.input([]byte(st.bytes)) // a secret send is never recorded, keys included
+			s.rec.Input([]byte(st.bytes)) // a secret send is never recorded, keys included
 		}
 	}
 	if lineDone {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/session/asciicast"
 	"github.com/ttymux/ttymux/session/screen"
 	"github.com/ttymux/ttymux/transport"
 )
@@ -45,17 +46,18 @@ type Info struct {
 // absolute offset), the line index, the detector and the screen. All methods
 // are safe for concurrent use; Send calls on one session are serialised.
 type Session struct {
-	id        string
-	name      string
-	transport string
-	command   string
-	created   time.Time
-	conn      transport.Conn
-	scr       *screen.Screen
-	log       *slog.Logger
-	now       func() time.Time
-	shell     bool   // the top-level program is a shell (enables the shell layer)
-	enter     string // what the Enter key sends: "\r", or the serial line ending
+	id         string
+	name       string
+	transport  string
+	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
+	command    string
+	created    time.Time
+	conn       transport.Conn
+	scr        *screen.Screen
+	log        *slog.Logger
+	now        func() time.Time
+	shell      bool   // the top-level program is a shell (enables the shell layer)
+	enter      string // what the Enter key sends: "\r", or the serial line ending
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
@@ -91,7 +93,7 @@ type Session struct {
 	cwd        cwdTracker       // the directory OSC 7 last reported (transfer.go)
 	tap        *Tap             // a transfer that borrowed the terminal (transfer.go)
 
-	rec *recorder // the asciicast recording, or nil; fed by the pump
+	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
 
 	pumpDone chan struct{}
 }
@@ -101,6 +103,7 @@ var ErrClosed = errors.New("session closed")
 
 type sessionConfig struct {
 	id, name, transport, command string
+	policyHost                   string // see Session.PolicyHost
 	conn                         transport.Conn
 	size                         transport.Size
 	ringSize                     int
@@ -119,36 +122,37 @@ type sessionConfig struct {
 	cmd       *command
 	persisted meta
 
-	rec *recorder // set up by the Manager; the session starts and closes it
+	rec *asciicast.Recorder // set up by the Manager; the session starts and closes it
 }
 
 func newSession(c sessionConfig) *Session {
 	r := ring.NewAt(c.ringSize, c.from)
 	lines := ring.NewLineIndexAt(r, max(c.fromLine, 1))
 	s := &Session{
-		id:        c.id,
-		name:      c.name,
-		transport: c.transport,
-		command:   c.command,
-		created:   time.Now(),
-		conn:      c.conn,
-		log:       c.log,
-		now:       time.Now,
-		shell:     c.shell,
-		enter:     cmp.Or(c.enter, "\r"),
-		ring:      r,
-		lines:     lines,
-		det:       newDetector(c.nonce),
-		size:      c.size,
-		changed:   make(chan struct{}),
-		marked:    make(chan struct{}),
-		pumpDone:  make(chan struct{}),
-		readOff:   max(c.readOff, c.from),
-		cmd:       c.cmd,
-		kept:      c.kept,
-		keeper:    c.keeper,
-		meta:      c.persisted,
-		rec:       c.rec,
+		id:         c.id,
+		name:       c.name,
+		transport:  c.transport,
+		policyHost: c.policyHost,
+		command:    c.command,
+		created:    time.Now(),
+		conn:       c.conn,
+		log:        c.log,
+		now:        time.Now,
+		shell:      c.shell,
+		enter:      cmp.Or(c.enter, "\r"),
+		ring:       r,
+		lines:      lines,
+		det:        newDetector(c.nonce),
+		size:       c.size,
+		changed:    make(chan struct{}),
+		marked:     make(chan struct{}),
+		pumpDone:   make(chan struct{}),
+		readOff:    max(c.readOff, c.from),
+		cmd:        c.cmd,
+		kept:       c.kept,
+		keeper:     c.keeper,
+		meta:       c.persisted,
+		rec:        c.rec,
 	}
 	// The detector's offsets are the log's: after an attach that
 	// starts past what the agent lost, both start at from (issue #13).
@@ -157,7 +161,7 @@ func newSession(c sessionConfig) *Session {
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
 	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}, Scrollback: 64})
-	s.rec.startWriter(s.persistRecording)
+	s.rec.Start(s.persistRecording)
 	go s.pump()
 	return s
 }
@@ -234,7 +238,7 @@ func (s *Session) pump() {
 			}
 			s.notifyLocked()
 			s.mu.Unlock()
-			s.rec.output(p)
+			s.rec.Output(p)
 			s.redactEchoes() // redact.go: a secret's echo is masked as it arrives
 		}
 		if err != nil {
@@ -249,7 +253,7 @@ func (s *Session) pump() {
 				s.gaps += gap.To - gap.From
 				s.notifyLocked()
 				s.mu.Unlock()
-				s.rec.skip(gap.To - gap.From)
+				s.rec.Skip(gap.To - gap.From)
 				s.log.Warn("output lost", "bytes", gap.To-gap.From)
 				continue
 			}
@@ -276,7 +280,7 @@ func (s *Session) pump() {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
-	s.rec.close()
+	s.rec.Close()
 	s.log.Info("session ended", "err", werr)
 }
 
@@ -381,7 +385,7 @@ func (s *Session) Resize(ctx context.Context, sz transport.Size) error {
 	s.mu.Lock()
 	s.size = sz
 	s.mu.Unlock()
-	s.rec.resize(sz.Rows, sz.Cols)
+	s.rec.Resize(sz.Rows, sz.Cols)
 	return nil
 }
 
@@ -430,7 +434,7 @@ func (s *Session) Info() Info {
 		Integrated: s.ready,
 		Persistent: s.kept,
 	}
-	in.Recording, _, _, in.RecordingNote = s.rec.state()
+	in.Recording, _, _, in.RecordingNote = s.rec.State()
 	return in
 }
 
