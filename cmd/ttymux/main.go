@@ -162,7 +162,7 @@ func serve(args []string, stderr io.Writer) int {
 	sshOpener := &sshconn.Opener{Logger: log.With("component", "ssh")}
 	defer sshOpener.Close()
 	opts := session.Options{
-		Kinds: kinds(sshOpener, log),
+		Kinds:    kinds(sshOpener, log),
 		Policy:   pol,
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,
