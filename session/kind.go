@@ -89,6 +89,10 @@ type Keepers struct {
 // hold the session.
 var ErrNoAgent = errors.New("this server runs without an agent")
 
+// ErrNoRemoteAgents is a Keep error: the server runs without agents on
+// other hosts (Options.Remote is nil).
+var ErrNoRemoteAgents = errors.New("this server runs without remote agents")
+
 // JoinID is the session id of the session id an agent on host holds; a
 // session of the local agent or of this process ("" host) keeps its id.
 func JoinID(host, id string) string {

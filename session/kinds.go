@@ -3,7 +3,6 @@ package session
 import (
 	"cmp"
 	"context"
-	"errors"
 	"os"
 	"strings"
 
@@ -96,7 +95,7 @@ func SSHKind(op transport.Opener) Kind {
 		},
 		Keep: func(ctx context.Context, k Keepers, o *Opening) (transport.Keeper, transport.Target, string, error) {
 			if k.Remote == nil {
-				return nil, transport.Target{}, "", errors.New("this server runs without remote agents")
+				return nil, transport.Target{}, "", ErrNoRemoteAgents
 			}
 			t := o.Target
 			keeper, err := k.Remote(ctx, t)

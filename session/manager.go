@@ -217,7 +217,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	note := ""
 	if req.Persistent {
 		if err := m.keep(ctx, k, o, &cfg); err != nil {
-			if !errors.Is(err, ErrNoAgent) {
+			if !errors.Is(err, ErrNoAgent) && !errors.Is(err, ErrNoRemoteAgents) {
 				m.log.Warn("agent unavailable; session lives in this process", "transport", k.Name, "host", o.Target.Host, "err", err)
 			}
 			note = "not persistent: " + err.Error()
