@@ -46,18 +46,19 @@ type Info struct {
 // absolute offset), the line index, the detector and the screen. All methods
 // are safe for concurrent use; Send calls on one session are serialised.
 type Session struct {
-	id         string
-	name       string
-	transport  string
+	id        string
+	name      string
+	transport string
+	command   string
+	created   time.Time
+	conn      transport.Conn
+	scr       *screen.Screen
+	log       *slog.Logger
+	now       func() time.Time
+	shell     bool   // the top-level program is a shell (enables the shell layer)
+	enter     string // what the Enter key sends: "\r", or the serial line ending
+
 	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
-	command    string
-	created    time.Time
-	conn       transport.Conn
-	scr        *screen.Screen
-	log        *slog.Logger
-	now        func() time.Time
-	shell      bool   // the top-level program is a shell (enables the shell layer)
-	enter      string // what the Enter key sends: "\r", or the serial line ending
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
@@ -129,31 +130,31 @@ func newSession(c sessionConfig) *Session {
 	r := ring.NewAt(c.ringSize, c.from)
 	lines := ring.NewLineIndexAt(r, max(c.fromLine, 1))
 	s := &Session{
-		id:         c.id,
-		name:       c.name,
-		transport:  c.transport,
-		policyHost: c.policyHost,
-		command:    c.command,
-		created:    time.Now(),
-		conn:       c.conn,
-		log:        c.log,
-		now:        time.Now,
-		shell:      c.shell,
-		enter:      cmp.Or(c.enter, "\r"),
-		ring:       r,
-		lines:      lines,
-		det:        newDetector(c.nonce),
-		size:       c.size,
-		changed:    make(chan struct{}),
-		marked:     make(chan struct{}),
-		pumpDone:   make(chan struct{}),
-		readOff:    max(c.readOff, c.from),
-		cmd:        c.cmd,
-		kept:       c.kept,
-		keeper:     c.keeper,
-		meta:       c.persisted,
-		rec:        c.rec,
+		id:        c.id,
+		name:      c.name,
+		transport: c.transport,
+		command:   c.command,
+		created:   time.Now(),
+		conn:      c.conn,
+		log:       c.log,
+		now:       time.Now,
+		shell:     c.shell,
+		enter:     cmp.Or(c.enter, "\r"),
+		ring:      r,
+		lines:     lines,
+		det:       newDetector(c.nonce),
+		size:      c.size,
+		changed:   make(chan struct{}),
+		marked:    make(chan struct{}),
+		pumpDone:  make(chan struct{}),
+		readOff:   max(c.readOff, c.from),
+		cmd:       c.cmd,
+		kept:      c.kept,
+		keeper:    c.keeper,
+		meta:      c.persisted,
+		rec:       c.rec,
 	}
+	s.policyHost = c.policyHost
 	// The detector's offsets are the log's: after an attach that
 	// starts past what the agent lost, both start at from (issue #13).
 	s.det.off = c.from
