@@ -167,7 +167,7 @@ func (k *failingKeeper) Kill(context.Context, string) error {
 // error, and the session stays so that close can be tried again.
 func TestCloseKillFailureIsAnError(t *testing.T) {
 	k := &failingKeeper{conn: newScriptConn()}
-	m := NewManager(Options{Openers: map[string]transport.Opener{"local": nil}, StateDir: t.TempDir(), Keeper: k})
+	m := NewManager(Options{Kinds: []Kind{LocalKind(nil)}, StateDir: t.TempDir(), Keeper: k})
 	t.Cleanup(m.CloseAll)
 	s, err := m.Open(t.Context(), OpenRequest{Transport: "local", Persistent: true, Target: transport.Target{Command: "cat"}})
 	if err != nil {

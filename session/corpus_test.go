@@ -1188,7 +1188,7 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 	}
 	op := &recordingOpener{}
 	m := NewManager(Options{
-		Openers: map[string]transport.Opener{"local": op}, StateDir: t.TempDir(), Shell: "/bin/bash", NoRC: true,
+		Kinds: []Kind{LocalKind(op)}, StateDir: t.TempDir(), Shell: "/bin/bash", NoRC: true,
 	})
 	defer m.CloseAll()
 	ctx := t.Context()

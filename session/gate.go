@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -90,21 +91,10 @@ func (s *Session) takeApproval(key string) bool {
 }
 
 // PolicyHost is the name the policy matches this session by: "local",
-// "serial:PORT", or the SSH host as given to open_ssh.
-func (s *Session) PolicyHost() string {
-	f := strings.Fields(s.command)
-	switch {
-	case s.transport == "ssh" && len(f) > 1:
-		return f[1]
-	case s.transport == "serial" && len(f) > 1 && f[0] == "serial":
-		return "serial:" + f[1]
-	case s.transport == "serial" && len(f) > 0:
-		return "serial:" + f[0] // reattached from the agent: the command is the port
-	case strings.Contains(s.id, "/"):
-		return s.id[:strings.LastIndex(s.id, "/")]
-	}
-	return "local"
-}
+// "serial:PORT", or the SSH host as given to open_ssh (its Kind's
+// PolicyHost; a session an agent on another host keeps is matched by that
+// host).
+func (s *Session) PolicyHost() string { return cmp.Or(s.policyHost, s.transport) }
 
 // checkGate applies the policy and the destructive-command gate to text
 // typed into s (Session.gate, in io.go, redacts the error).
@@ -138,34 +128,17 @@ func trimLine(l string) string {
 }
 
 // OpenHost is the name the policy matches an open by (see PolicyHost).
-func OpenHost(tr string, t transport.Target) string {
-	switch tr {
-	case "ssh":
-		return t.Host
-	case "serial":
-		return "serial:" + t.Command
-	}
-	return "local"
+func (m *Manager) OpenHost(req OpenRequest) string {
+	k, _ := m.kind(req.Transport)
+	return k.policyHost(req.Target, "")
 }
 
 // OpenLine is the command line an open runs, as the policy sees it: the
 // local program with its arguments (quoted as a shell would need), or the
-// SSH command. An interactive shell is "".
-func OpenLine(tr string, t transport.Target) string {
-	switch tr {
-	case "local":
-		if t.Command == "" {
-			return ""
-		}
-		words := []string{shellQuote(t.Command)}
-		for _, a := range t.Args {
-			words = append(words, shellQuote(a))
-		}
-		return strings.Join(words, " ")
-	case "ssh":
-		return t.Command
-	}
-	return ""
+// SSH command (Kind.OpenLine). An interactive shell is "".
+func (m *Manager) OpenLine(req OpenRequest) string {
+	k, _ := m.kind(req.Transport)
+	return k.openLine(req.Target)
 }
 
 // ShellQuote quotes w for a POSIX shell when it needs it.
@@ -185,11 +158,11 @@ func shellQuote(w string) string {
 // destructive-command gate also to each argument (sh -c takes a command
 // line) and each environment value a shell may execute (PROMPT_COMMAND,
 // PS1 with $(…)).
-func (m *Manager) checkOpenGate(tr string, t transport.Target) error {
-	host := OpenHost(tr, t)
-	line := OpenLine(tr, t)
+func (m *Manager) checkOpenGate(k Kind, t transport.Target) error {
+	host := k.policyHost(t, "")
+	line := k.openLine(t)
 	v := m.opts.Policy.Check(host, line, false)
-	if v.Decision == policy.Run && tr == "local" {
+	if v.Decision == policy.Run && k.GateArgs {
 		var texts []string
 		texts = append(texts, t.Args...)
 		for _, kv := range t.Env {

@@ -3,6 +3,8 @@ package session
 import (
 	"errors"
 	"testing"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 // TestGate: the session's gate is internal/gate's (whose TestCheck holds
@@ -31,22 +33,31 @@ func TestGate(t *testing.T) {
 	}
 }
 
-// TestPolicyHost: the name the policy matches each kind of session by.
+// TestPolicyHost: the name the policy matches each kind of session by,
+// opened here (target) or kept by an agent (host; the kept session's
+// command as its keeper reports it).
 func TestPolicyHost(t *testing.T) {
 	for _, tt := range []struct {
-		s    *Session
+		name string
+		kind Kind
+		t    transport.Target
+		host string
 		want string
 	}{
-		{&Session{id: "t1", transport: "local", command: "/bin/bash"}, "local"},
-		{&Session{id: "s3", transport: "local", command: "bash"}, "local"},
-		{&Session{id: "t2", transport: "ssh", command: "ssh prod-web"}, "prod-web"},
-		{&Session{id: "t2", transport: "ssh", command: "ssh prod-web uptime"}, "prod-web"},
-		{&Session{id: "box/s1", transport: "ssh", command: "ssh box"}, "box"},
-		{&Session{id: "t4", transport: "serial", command: "serial /dev/ttyUSB0"}, "serial:/dev/ttyUSB0"},
-		{&Session{id: "s5", transport: "serial", command: "/dev/ttyACM0"}, "serial:/dev/ttyACM0"},
+		{"local shell", LocalKind(nil), transport.Target{Command: "/bin/bash"}, "", "local"},
+		{"local kept", LocalKind(nil), transport.Target{Command: "bash"}, "", "local"},
+		{"ssh", SSHKind(nil), transport.Target{Host: "prod-web"}, "", "prod-web"},
+		{"ssh command", SSHKind(nil), transport.Target{Host: "prod-web", Command: "uptime"}, "", "prod-web"},
+		{"ssh kept on its host", SSHKind(nil), transport.Target{Command: "/bin/sh"}, "box", "box"},
+		{"serial", SerialKind(nil), transport.Target{Command: "/dev/ttyUSB0"}, "", "serial:/dev/ttyUSB0"},
+		{"serial kept", SerialKind(nil), transport.Target{Command: "/dev/ttyACM0"}, "", "serial:/dev/ttyACM0"},
+		{"unregistered kept on a host", Kind{Name: "local"}, transport.Target{Command: "bash"}, "box", "box"},
 	} {
-		if got := tt.s.PolicyHost(); got != tt.want {
-			t.Errorf("%s %q: %q, want %q", tt.s.transport, tt.s.command, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Session{id: JoinID(tt.host, "s1"), transport: tt.kind.Name, policyHost: tt.kind.policyHost(tt.t, tt.host)}
+			if got := s.PolicyHost(); got != tt.want {
+				t.Errorf("%s %+v on %q: %q, want %q", tt.kind.Name, tt.t, tt.host, got, tt.want)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ttymux/ttymux/session/reduce"
 	"github.com/ttymux/ttymux/session/screen"
+	"github.com/ttymux/ttymux/transport"
 )
 
 // Limits on what one call may type or wait for.
@@ -116,42 +117,22 @@ type Cursor struct {
 }
 
 // Send types text and keys into the session and, when asked, waits for the
-// verdict and returns the command's output.
+// verdict and returns the command's output. It reads top to bottom as its
+// steps: check the request, gate it, look at the terminal, compose the
+// bytes and the situation they land in (under s.mu, once), type them,
+// record the command, and return at once or wait for its verdict.
+//
+// Locks: sendMu is held from the second gate to the end, so two sends never
+// interleave; s.mu only inside the helpers that say so (each takes and
+// releases it itself, never across I/O).
 func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
-	if req.Integrate {
-		if req.Text != "" || req.Mark {
-			return Result{}, errors.New("integrate types ttymux's hook on its own: send it without text or mark, then send your commands")
-		}
-		req.Text, req.Enter = s.nestedHook(), true
-	}
 	if err := s.checkInput(req); err != nil { // serialpolicy.go
 		return Result{}, err
 	}
-	if req.Text == "" && len(req.Keys) == 0 && len(req.Bytes) == 0 {
-		return Result{}, errors.New(`nothing to send: give text (a command line) or keys (e.g. ["ctrl+c"] or ["enter"])`)
-	}
-	if len(req.Text) > MaxSendBytes {
-		return Result{}, fmt.Errorf("text is %d bytes, over the %d-byte limit for one send; write large content to a file (e.g. with a heredoc in several sends) or split it", len(req.Text), MaxSendBytes)
-	}
-	until, err := compileUntil(req.Until)
+	opts, err := s.checkSend(&req)
 	if err != nil {
 		return Result{}, err
 	}
-	timeout, err := clampTimeout(req.Timeout)
-	if err != nil {
-		return Result{}, err
-	}
-	var notes []string
-	if !req.Raw {
-		var removed int
-		if req.Text, removed = neutralise(req.Text); removed > 0 {
-			notes = append(notes, fmt.Sprintf("%d control characters (escape sequences, ^C, NUL …) were removed from text and not typed; press keys with keys (e.g. [\"esc\"], [\"ctrl+c\"]), or pass raw: true to type text byte for byte", removed))
-			if req.Text == "" && len(req.Keys) == 0 {
-				return Result{}, errors.New(`text holds only control characters, which are not typed from text: send them as keys (e.g. ["esc"] or ["ctrl+c"]), or pass raw: true`)
-			}
-		}
-	}
-
 	if !req.Confirm {
 		// Refuse at once, without waiting for another send to finish.
 		if err := s.gate(req.Text, req.Secret); err != nil {
@@ -168,51 +149,210 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if req.Secret && req.Text != "" && !s.awaitSecretPrompt(ctx, timeout) {
+	if req.Secret && req.Text != "" && !s.awaitSecretPrompt(ctx, opts.timeout) {
 		// secretwait.go: typed when the program asks, as a human would.
-		notes = append(notes, "the command typed before this secret had not asked for input yet (the terminal still echoed); the secret was typed anyway and is masked in results")
+		opts.notes = append(opts.notes, "the command typed before this secret had not asked for input yet (the terminal still echoed); the secret was typed anyway and is masked in results")
 	}
 	if strings.Contains(strings.TrimRight(req.Text, "\r\n"), "\n") {
 		s.awaitLineEditor(ctx)
 	}
+	look := s.lookBeforeSend()
+	ty, err := s.composeSend(req, look)
+	if err != nil {
+		return Result{}, err
+	}
+	start := s.now()
+	notes, err := s.typeSteps(ctx, req, ty.steps)
+	opts.notes = append(opts.notes, notes...)
+	if err != nil {
+		return Result{}, err
+	}
+	s.trackPending(req, ty.lineDone)
+	c := s.sentCommand(req, &opts, look, ty, start)
+	if !req.Wait {
+		return s.resultNow(c, ty.sendOff, start, req, opts.notes), nil
+	}
+	return s.waitResult(ctx, c, start, req, opts)
+}
 
-	alt := s.scr.AltScreen()
-	// What the terminal is doing decides whether text is input to a
-	// running program or a command line typed ahead of it.
-	st := s.classify()
-	echoOff, fg, fgOK := st.echoOff, st.fg, st.fgOK
-	var prev command
+// sendOpts is what checkSend makes of a request.
+type sendOpts struct {
+	until   *regexp.Regexp
+	timeout time.Duration
+	notes   []string // for the result
+}
+
+// checkSend validates req and normalises it in place: integrate becomes
+// the hook's text, control characters leave text unless raw.
+func (s *Session) checkSend(req *SendRequest) (sendOpts, error) {
+	var o sendOpts
+	if req.Integrate {
+		if req.Text != "" || req.Mark {
+			return o, errors.New("integrate types ttymux's hook on its own: send it without text or mark, then send your commands")
+		}
+		req.Text, req.Enter = s.nestedHook(), true
+	}
+	if req.Text == "" && len(req.Keys) == 0 && len(req.Bytes) == 0 {
+		return o, errors.New(`nothing to send: give text (a command line) or keys (e.g. ["ctrl+c"] or ["enter"])`)
+	}
+	if len(req.Text) > MaxSendBytes {
+		return o, fmt.Errorf("text is %d bytes, over the %d-byte limit for one send; write large content to a file (e.g. with a heredoc in several sends) or split it", len(req.Text), MaxSendBytes)
+	}
+	var err error
+	if o.until, err = compileUntil(req.Until); err != nil {
+		return o, err
+	}
+	if o.timeout, err = clampTimeout(req.Timeout); err != nil {
+		return o, err
+	}
+	if !req.Raw {
+		var removed int
+		if req.Text, removed = neutralise(req.Text); removed > 0 {
+			o.notes = append(o.notes, fmt.Sprintf("%d control characters (escape sequences, ^C, NUL …) were removed from text and not typed; press keys with keys (e.g. [\"esc\"], [\"ctrl+c\"]), or pass raw: true to type text byte for byte", removed))
+			if req.Text == "" && len(req.Keys) == 0 && len(req.Bytes) == 0 {
+				return o, errors.New(`text holds only control characters, which are not typed from text: send them as keys (e.g. ["esc"] or ["ctrl+c"]), or pass raw: true`)
+			}
+		}
+	}
+	return o, nil
+}
+
+// sendLook is what the terminal is doing before a send: it decides
+// whether text is input to a running program or a command line typed ahead
+// of it. Gathered without s.mu held (the screen, the Conn and evaluate
+// take their own locks).
+type sendLook struct {
+	alt     bool // the alternate screen is up
+	st      status
+	echoOff bool
+	fg      transport.Foreground
+	fgOK    bool
+	prev    command // a copy of the last command, whose result was not returned
+	hasPrev bool
+	pv      verdict // prev's verdict now
+}
+
+func (s *Session) lookBeforeSend() sendLook {
+	l := sendLook{alt: s.scr.AltScreen(), st: s.classify()}
+	// classify read the foreground and the echo flag already.
+	l.echoOff, l.fg, l.fgOK = l.st.echoOff, l.st.fg, l.st.fgOK
 	s.mu.Lock()
-	hasPrev := s.cmd != nil && !s.cmd.reported
-	if hasPrev {
-		prev = *s.cmd
-		prev.pre, prev.until = nil, nil
+	l.hasPrev = s.cmd != nil && !s.cmd.reported
+	if l.hasPrev {
+		l.prev = *s.cmd
+		l.prev.pre, l.prev.until = nil, nil
 	}
 	s.mu.Unlock()
-	var pv verdict
-	if hasPrev {
-		pv, _, _, _ = s.evaluate(&prev)
+	if l.hasPrev {
+		l.pv, _, _, _ = s.evaluate(&l.prev)
 	}
+	return l
+}
+
+// A sendStep is bytes to write, or a line control (break, dtr/rts) done in
+// order between the bytes around it.
+type sendStep struct {
+	bytes string
+	ctl   *lineControl
+}
+
+// typing is what composeSend decided: the steps to type, and where they
+// land, read under one hold of s.mu.
+type typing struct {
+	steps    []sendStep
+	typed    string // the text as the shell will echo it ("" for none)
+	markID   string // the sentinel's id, with mark
+	lineDone bool   // the typed line is submitted or discarded
+	submits  bool   // the send presses Enter
+
+	sendOff   int64 // the output offset when typed
+	atPrompt  bool
+	prompt    string
+	input     bool // input to a running program, not a command line
+	ready     bool
+	owed      int // D marks the hooked shell prints before it reads this text
+	readOff   int64
+	oldPrompt string
+}
+
+// composeSend turns the request into steps and reads the situation they
+// are typed into, holding s.mu for the whole of it. It fails when the
+// session is closed or ended, or a key is unknown.
+func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ty typing
 	if s.closed {
-		s.mu.Unlock()
-		return Result{}, fmt.Errorf("session %s was closed; open a new one", s.id)
+		return ty, fmt.Errorf("session %s was closed; open a new one", s.id)
 	}
 	if s.exited {
-		st := describeExit(s.exitCode, s.exitErr)
-		s.mu.Unlock()
-		return Result{}, fmt.Errorf("session %s has ended (%s); its output is still readable with read, but to run commands open a new session", s.id, st)
+		return ty, fmt.Errorf("session %s has ended (%s); its output is still readable with read, but to run commands open a new session", s.id, describeExit(s.exitCode, s.exitErr))
 	}
+	steps, err := s.composeStepsLocked(req, look.alt, &ty)
+	if err != nil {
+		return ty, err
+	}
+	ty.steps = steps
+	if req.Secret && req.Text != "" {
+		s.secrets = append(s.secrets, req.Text)
+		s.rec.AddSecret(req.Text)
+	}
+	ty.sendOff = s.ring.End()
+	last, ok := s.det.last()
+	ty.atPrompt = ok && last.kind != markCommand
+	ty.prompt = s.learnPromptLocked()
+	// Echo off while a command runs: a program edits its own input line
+	// (a nested shell, a REPL); at the hook's prompt it is the shell's
+	// own line editor.
+	inCommand := ok && last.kind == markCommand
+	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(look.st, inCommand)
+	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
+		// The program that drew the prompt that ended the last command
+		// (a nested shell, a REPL) still runs: this is its input too.
+		ty.input = true
+	}
+	ty.ready = s.ready
+	// owed: D marks the hooked shell will print before it reads this
+	// text, for commands still running (or its first prompt).
+	if len(s.det.nonce) > 0 {
+		switch {
+		case !s.ready && !ok:
+			ty.owed = 1
+		case s.cmd != nil:
+			ty.owed = max(s.cmd.owes-s.det.doneSince(s.cmd.sendOff), 0)
+		case ok && last.kind == markCommand:
+			ty.owed = 1
+		}
+	}
+	if ty.owed > 0 && !ty.input && look.fgOK && look.fg.Pgid != 0 && !look.fg.IsShell && (s.cmd == nil || !s.cmd.timedOut) {
+		// A program runs that the caller did not wait for (sent without
+		// wait, or started by an earlier server): text typed now is
+		// taken as its input (cat, a script asking without a prompt).
+		// After a send that timed out, text is a command typed ahead.
+		ty.input = true
+	}
+	ty.submits = req.Text != "" && req.Enter || slices.Contains(req.Keys, "enter")
+	ty.readOff = s.readOff
+	if s.cmd != nil {
+		ty.oldPrompt = s.cmd.prompt
+	}
+	return ty, nil
+}
+
+// composeStepsLocked encodes the text (with mark's sentinel, as a
+// bracketed paste where that is right) and the keys into steps, and sets
+// ty.typed, ty.markID and ty.lineDone. s.mu is held: the detector says
+// whether the far end takes bracketed paste and application cursor keys.
+func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]sendStep, error) {
 	bracketed, appCursor := s.det.bracketedPaste, s.det.appCursor
 	var b strings.Builder
 	text := strings.ReplaceAll(req.Text, "\r\n", "\n")
-	markID := ""
 	if req.Mark && text != "" {
 		// A second command line prints the first one's exit status after a
 		// sentinel. Typed, the sentinel is split in two words, so its echo
 		// can never match (markRe).
-		markID = newNonce()[:8]
-		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s "$?"`, markID)
+		ty.markID = newNonce()[:8]
+		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s "$?"`, ty.markID)
 		text = strings.TrimRight(text, "\n")
 		if strings.ContainsAny(text, "\n#") || strings.HasSuffix(strings.TrimSpace(text), "&") {
 			// A comment, a background job or several lines: the sentinel
@@ -222,7 +362,6 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			text += "; " + sentinel
 		}
 	}
-	typed := ""
 	if text != "" {
 		switch {
 		case bracketed && req.Paste:
@@ -236,99 +375,52 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		default:
 			b.WriteString(strings.ReplaceAll(text, "\n", "\r"))
 		}
-		typed = text
+		ty.typed = text
 		if req.Enter {
 			b.WriteString(s.enter)
-			typed += "\n"
+			ty.typed += "\n"
 		}
 	}
 	b.Write(req.Bytes) // send's hex: exactly these bytes
 	// Keys become bytes, except line controls (break, dtr/rts), which are
 	// done in order between the bytes around them.
-	type step struct {
-		bytes string
-		ctl   *lineControl
-	}
-	var steps []step
-	lineDone := req.Enter && req.Text != "" // the typed line is submitted or discarded
+	var steps []sendStep
+	ty.lineDone = req.Enter && req.Text != ""
 	for _, k := range req.Keys {
 		if lc, ok, err := parseLineControl(k); ok || err != nil {
 			if err != nil {
-				s.mu.Unlock()
-				return Result{}, err
+				return nil, err
 			}
-			steps = append(steps, step{bytes: b.String()}, step{ctl: &lc})
+			steps = append(steps, sendStep{bytes: b.String()}, sendStep{ctl: &lc})
 			b.Reset()
 			continue
 		}
 		kb, err := encodeKey(k, appCursor)
 		if err != nil {
-			s.mu.Unlock()
-			return Result{}, err
+			return nil, err
 		}
 		switch kb {
 		case "\r", "\n", "\x03", "\x07", "\x15": // enter, ctrl+c, ctrl+g, ctrl+u
-			lineDone = true
+			ty.lineDone = true
 		}
 		if kb == "\r" {
 			kb = s.enter
 		}
 		b.WriteString(kb)
 	}
-	steps = append(steps, step{bytes: b.String()})
-	if req.Secret && req.Text != "" {
-		s.secrets = append(s.secrets, req.Text)
-		s.rec.addSecret(req.Text)
-	}
-	sendOff := s.ring.End()
-	last, ok := s.det.last()
-	atPrompt := ok && last.kind != markCommand
-	prompt := s.learnPromptLocked()
-	// Echo off while a command runs: a program edits its own input line
-	// (a nested shell, a REPL); at the hook's prompt it is the shell's
-	// own line editor.
-	inCommand := ok && last.kind == markCommand
-	input := req.Secret || req.Text == "" || req.Integrate || echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(st, inCommand)
-	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
-		// The program that drew the prompt that ended the last command
-		// (a nested shell, a REPL) still runs: this is its input too.
-		input = true
-	}
-	ready := s.ready
-	// owed: D marks the hooked shell will print before it reads this
-	// text, for commands still running (or its first prompt).
-	owed := 0
-	if len(s.det.nonce) > 0 {
-		switch {
-		case !s.ready && !ok:
-			owed = 1
-		case s.cmd != nil:
-			owed = max(s.cmd.owes-s.det.doneSince(s.cmd.sendOff), 0)
-		case ok && last.kind == markCommand:
-			owed = 1
-		}
-	}
-	if owed > 0 && !input && fgOK && fg.Pgid != 0 && !fg.IsShell && (s.cmd == nil || !s.cmd.timedOut) {
-		// A program runs that the caller did not wait for (sent without
-		// wait, or started by an earlier server): text typed now is
-		// taken as its input (cat, a script asking without a prompt).
-		// After a send that timed out, text is a command typed ahead.
-		input = true
-	}
-	submits := req.Text != "" && req.Enter || slices.Contains(req.Keys, "enter")
-	readOff := s.readOff
-	oldPrompt := ""
-	if s.cmd != nil {
-		oldPrompt = s.cmd.prompt
-	}
-	s.mu.Unlock()
+	return append(steps, sendStep{bytes: b.String()}), nil
+}
 
-	start := s.now()
+// typeSteps writes the steps to the far end in order and records them
+// (a secret send never is, keys included). It returns the line controls'
+// notes.
+func (s *Session) typeSteps(ctx context.Context, req SendRequest, steps []sendStep) ([]string, error) {
+	var notes []string
 	for _, st := range steps {
 		if st.ctl != nil {
 			note, err := s.doLineControl(ctx, *st.ctl)
 			if err != nil {
-				return Result{}, err
+				return notes, err
 			}
 			notes = append(notes, note)
 			continue
@@ -337,40 +429,53 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			continue
 		}
 		if err := s.typeBytes(ctx, []byte(st.bytes), req.Pacing); err != nil { // pacing.go
-			return Result{}, fmt.Errorf("type into session %s: %w", s.id, err)
+			return notes, fmt.Errorf("type into session %s: %w", s.id, err)
 		}
 		if !req.Secret {
-			s.rec.input([]byte(st.bytes)) // a secret send is never recorded, keys included
+			s.rec.Input([]byte(st.bytes))
 		}
 	}
+	return notes, nil
+}
+
+// trackPending keeps the line typed since the last Enter, for the gate
+// (guarded by sendMu).
+func (s *Session) trackPending(req SendRequest, lineDone bool) {
 	if lineDone {
 		s.pending = ""
-	} else {
-		line := s.pending + req.Text
-		s.pending = line[strings.LastIndexAny(line, "\r\n")+1:]
+		return
 	}
+	line := s.pending + req.Text
+	s.pending = line[strings.LastIndexAny(line, "\r\n")+1:]
+}
+
+// sentCommand makes the command this send typed, with what ran before it
+// and was not returned (issue #13: results belong to their command), makes
+// it the session's last command and stores that with a keeper.
+func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty typing, start time.Time) *command {
+	typed := ty.typed
 	if req.Secret {
 		typed = "" // its echo, if any, is redacted; never match against it
 	}
-	c := newCommand(sendOff, start, typed, until)
-	c.atPrompt, c.prompt = atPrompt, prompt
-	if markID != "" {
-		c.setMark(markID)
+	c := newCommand(ty.sendOff, start, typed, opts.until)
+	c.atPrompt, c.prompt = ty.atPrompt, ty.prompt
+	if ty.markID != "" {
+		c.setMark(ty.markID)
 	}
-	// Results belong to their command (issue #13): what ran before and
-	// was not returned goes to earlier.
+	prev, hasPrev, pv := look.prev, look.hasPrev, look.pv
+	readOff, sendOff, owed := ty.readOff, ty.sendOff, ty.owed
 	var parts []*Earlier
 	if hasPrev && readOff < prev.sendOff {
 		// Unread output from before the earlier command was typed.
-		parts = append(parts, s.renderEarlier(readOff, prev.sendOff, nil, oldPrompt))
+		parts = append(parts, s.renderEarlier(readOff, prev.sendOff, nil, ty.oldPrompt))
 		readOff = prev.sendOff
 	}
 	switch {
-	case owed > 0 && !input:
+	case owed > 0 && !ty.input:
 		// Typed ahead: the shell reads it once what runs has ended.
 		c.dueD, c.needC, c.atPrompt = owed+1, true, true
 		c.owes = owed
-		if submits {
+		if ty.submits {
 			c.owes++
 		}
 		c.earlierFrom = readOff
@@ -397,7 +502,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			e = &Earlier{}
 		}
 		e.ExitCode, e.Via = pv.exitCode, pv.via
-		parts = append(parts, e, s.renderEarlier(max(from, min(pv.end, sendOff)), sendOff, nil, cmp.Or(prompt, oldPrompt)))
+		parts = append(parts, e, s.renderEarlier(max(from, min(pv.end, sendOff)), sendOff, nil, cmp.Or(ty.prompt, ty.oldPrompt)))
 	case hasPrev:
 		// No hook: the earlier command still runs, and what follows
 		// may be its output or this one's.
@@ -406,18 +511,18 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			from = pv.anchor
 		}
 		parts = append(parts, s.renderEarlier(from, sendOff, nil, ""))
-		if !input {
-			notes = append(notes, "an earlier command was still running when this text was typed (its output so far is in earlier); without ttymux's shell hook the output below may be that command's as well as this one's")
+		if !ty.input {
+			opts.notes = append(opts.notes, "an earlier command was still running when this text was typed (its output so far is in earlier); without ttymux's shell hook the output below may be that command's as well as this one's")
 		}
 	default:
 		// Output since the last result: a background job, say.
-		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, cmp.Or(prompt, oldPrompt)))
+		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, cmp.Or(ty.prompt, ty.oldPrompt)))
 	}
-	c.input = owed > 0 && input
-	if owed == 0 && submits && req.Text != "" {
+	c.input = owed > 0 && ty.input
+	if owed == 0 && ty.submits && req.Text != "" {
 		c.owes = 1
 	}
-	if owed == 0 && c.atPrompt && ready && req.Text != "" && req.Enter && !req.Integrate {
+	if owed == 0 && c.atPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
 		c.needC = true
 	}
 	c.before = joinEarlier(parts...)
@@ -425,18 +530,28 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	s.cmd = c
 	s.mu.Unlock()
 	s.persist()
-	if !req.Wait {
-		r := s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
-		if c.before != nil {
-			// Returned here: the next result starts after it.
-			r.Earlier = c.before
-			s.mu.Lock()
-			s.readOff = max(s.readOff, sendOff)
-			s.mu.Unlock()
-		}
-		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
-		return r, nil
+	return c
+}
+
+// resultNow is the result of a send without wait: what the send typed,
+// and what ran before it, returned here so the next result starts after
+// it.
+func (s *Session) resultNow(c *command, sendOff int64, start time.Time, req SendRequest, notes []string) Result {
+	r := s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
+	if c.before != nil {
+		r.Earlier = c.before
+		s.mu.Lock()
+		s.readOff = max(s.readOff, sendOff)
+		s.mu.Unlock()
 	}
+	r.Note = joinNote(strings.Join(notes, "; "), r.Note)
+	return r
+}
+
+// waitResult waits (bounded by opts.timeout) for c's verdict and returns
+// its result. A caller gone meanwhile gets ctx's error and everything stays
+// unread, so the next result returns it.
+func (s *Session) waitResult(ctx context.Context, c *command, start time.Time, req SendRequest, opts sendOpts) (Result, error) {
 	var tick func(time.Duration)
 	if req.Progress != nil {
 		tick = func(el time.Duration) {
@@ -444,20 +559,18 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 			req.Progress(el, fg.Name)
 		}
 	}
-	v := s.await(ctx, c, timeout, tick)
+	v := s.await(ctx, c, opts.timeout, tick)
 	if !v.complete {
 		s.mu.Lock()
 		c.timedOut = true
 		s.mu.Unlock()
 	}
 	if ctx.Err() != nil {
-		// The caller is gone and will never see this result: leave
-		// everything unread, so the next result returns it.
 		return Result{}, ctx.Err()
 	}
 	r := s.result(c, v, start, req.Raw, true)
-	if len(notes) > 0 {
-		r.Note = joinNote(strings.Join(notes, "; "), r.Note)
+	if len(opts.notes) > 0 {
+		r.Note = joinNote(strings.Join(opts.notes, "; "), r.Note)
 	}
 	return r, nil
 }

@@ -21,8 +21,9 @@ import (
 // Options configure a Manager. The zero value works for local sessions once
 // an Opener is registered.
 type Options struct {
-	// Openers make Conns, by transport name ("local", "ssh", …).
-	Openers map[string]transport.Opener
+	// Kinds are the transports sessions are opened with, by Kind.Name
+	// (cmd/ttymux registers LocalKind, SSHKind, SerialKind and AgentKind).
+	Kinds []Kind
 	// Limit caps the sessions open at once (default 32).
 	Limit int
 	// RingSize is the output kept per session, in bytes (default 8 MiB).
@@ -57,11 +58,13 @@ type Options struct {
 // DefaultLimit is the default number of sessions a Manager holds at once.
 const DefaultLimit = 32
 
-// A Manager owns sessions: it opens them through Openers, names them, finds
+// A Manager owns sessions: it opens them through their Kinds, names them, finds
 // them by id or name, and closes them. It is safe for concurrent use.
 type Manager struct {
-	opts Options
-	log  *slog.Logger
+	opts  Options
+	log   *slog.Logger
+	kinds map[string]Kind // by name; set once
+	now   func() time.Time
 
 	mu        sync.Mutex // mu protects the following
 	sessions  map[string]*Session
@@ -88,12 +91,16 @@ func NewManager(opts Options) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, log: log, sessions: map[string]*Session{}}
+	kinds := make(map[string]Kind, len(opts.Kinds))
+	for _, k := range opts.Kinds {
+		kinds[k.Name] = k
+	}
+	return &Manager{opts: opts, log: log, kinds: kinds, now: time.Now, sessions: map[string]*Session{}}
 }
 
 // OpenRequest says what to open.
 type OpenRequest struct {
-	Transport string // key into Options.Openers
+	Transport string // the Kind's name (Options.Kinds)
 	Target    transport.Target
 	Name      string // optional, unique among open sessions
 	// LineEnding is what Enter sends: "cr" (default), "lf" or "crlf". Serial
@@ -133,7 +140,7 @@ var ErrLimit = errors.New("session limit reached")
 // integration and waits (bounded) for the first prompt, so the first Send
 // already gets an exact verdict.
 func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
-	op, ok := m.opts.Openers[req.Transport]
+	k, ok := m.kind(req.Transport)
 	if !ok {
 		return nil, fmt.Errorf("transport %q is not available", req.Transport)
 	}
@@ -141,7 +148,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 		return nil, err
 	}
 	if !req.Confirm {
-		if err := m.checkOpenGate(req.Transport, req.Target); err != nil {
+		if err := m.checkOpenGate(k, req.Target); err != nil {
 			return nil, err
 		}
 	}
@@ -171,7 +178,7 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 	id := "t" + strconv.Itoa(m.next)
 	m.mu.Unlock()
 
-	s, err := m.open(ctx, op, id, req)
+	s, err := m.open(ctx, k, id, req)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.pending--
@@ -182,7 +189,10 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 	return s, nil
 }
 
-func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req OpenRequest) (*Session, error) {
+// open makes the session an Open asked for: the kind prepares the target,
+// a keeper holds it when it is to persist (else the kind's Opener opens
+// it here), and the session is made, recorded and awaited until ready.
+func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) (*Session, error) {
 	t := req.Target
 	t.Args = slices.Clone(t.Args)
 	if t.Size == (transport.Size{}) {
@@ -191,94 +201,40 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	if !t.Size.Valid() {
 		return nil, fmt.Errorf("invalid size %dx%d: rows and cols must be between 1 and 1000", t.Size.Rows, t.Size.Cols)
 	}
-	if t.Command == "" && req.Transport == "local" {
-		t.Command = m.shell()
-	}
-	nonce := ""
-	command := strings.TrimSpace(t.Command + " " + strings.Join(req.Target.Args, " "))
-	shell := shellKind(t.Command) != ""
-	switch req.Transport {
-	case "local":
-		n, err := integrate(&t, m.opts.StateDir, m.opts.NoRC)
-		if err != nil {
-			m.log.Warn("shell integration unavailable", "err", err)
-		}
-		nonce = n
-	case "ssh":
-		command = "ssh " + t.Host
-		if t.Command != "" {
-			command += " " + t.Command
-		}
-		shell = t.Command == ""
-		n, err := integrateRemote(&t)
-		if err != nil {
-			m.log.Warn("shell integration unavailable", "err", err)
-		}
-		nonce = n
-	}
 	enter, err := lineEnding(req.LineEnding)
 	if err != nil {
 		return nil, err
 	}
-	if req.Transport == "serial" {
-		command = "serial " + t.Command
-		shell = false
+	o := &Opening{
+		Target:   t,
+		Command:  strings.TrimSpace(t.Command + " " + strings.Join(t.Args, " ")),
+		Shell:    shellKind(t.Command) != "",
+		StateDir: m.opts.StateDir, NoRC: m.opts.NoRC, DefaultShell: m.shell(), Log: m.log,
+	}
+	if k.Prepare != nil {
+		k.Prepare(o)
 	}
 	cfg := sessionConfig{
-		id: id, name: req.Name, transport: req.Transport, command: command,
-		size: t.Size, ringSize: m.opts.RingSize, nonce: nonce,
-		shell: shell, enter: enter,
+		id: id, name: req.Name, transport: k.Name, command: o.Command,
+		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce,
+		shell: o.Shell, enter: enter, policyHost: k.policyHost(req.Target, ""),
 	}
 	note := ""
-	if req.Persistent && req.Transport == "local" && m.opts.Keeper != nil {
-		md := meta{Name: req.Name, Transport: req.Transport, Nonce: nonce, Shell: cfg.shell}
-		kt := t
-		if kt.Dir == "" {
-			// The agent would start in $HOME; a session opened without a
-			// cwd starts where this server runs, persistent or not.
-			if wd, err := os.Getwd(); err == nil {
-				kt.Dir = wd
+	if req.Persistent {
+		if err := m.keep(ctx, k, o, &cfg); err != nil {
+			if !errors.Is(err, ErrNoAgent) && !errors.Is(err, ErrNoRemoteAgents) {
+				m.log.Warn("agent unavailable; session lives in this process", "transport", k.Name, "host", o.Target.Host, "err", err)
 			}
-		}
-		conn, ks, err := m.opts.Keeper.Create(ctx, kt, md.encode())
-		if err == nil {
-			cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = ks.ID, conn, true, m.opts.Keeper, md
-		} else {
-			m.log.Warn("agent unavailable; session lives in this process", "err", err)
-			note = "not persistent: " + err.Error()
-		}
-	} else if req.Persistent && req.Transport == "local" {
-		note = "not persistent: this server runs without an agent"
-	}
-	if req.Persistent && req.Transport == "serial" {
-		// The agent holds the port, so the console keeps being captured
-		// while no server is attached. meta carries what Enter sends.
-		if m.opts.Keeper == nil {
-			note = "not persistent: this server runs without an agent"
-		} else {
-			md := meta{Name: req.Name, Transport: req.Transport, Enter: enter}
-			kt := t
-			kt.Kind = transport.KindSerial
-			conn, ks, err := m.opts.Keeper.Create(ctx, kt, md.encode())
-			if err == nil {
-				cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = ks.ID, conn, true, m.opts.Keeper, md
-			} else {
-				m.log.Warn("agent cannot hold the serial port; session lives in this process", "err", err)
-				note = "not persistent: " + err.Error()
-			}
-		}
-	}
-	if req.Persistent && req.Transport == "ssh" {
-		if m.opts.Remote == nil {
-			note = "not persistent: this server runs without remote agents"
-		} else if err := m.openRemote(ctx, &cfg, t, req); err != nil {
-			m.log.Warn("remote agent unavailable; session lives in this process", "host", t.Host, "err", err)
 			note = "not persistent: " + err.Error()
 		}
 	}
 	if cfg.conn == nil {
-		t.Env = append(t.Env, "TTYMUX_SESSION="+id)
-		conn, err := op.Open(ctx, t)
+		if k.Opener == nil {
+			return nil, fmt.Errorf("transport %q cannot open sessions, only attach kept ones", k.Name)
+		}
+		ot := o.Target
+		ot.Env = append(ot.Env, "TTYMUX_SESSION="+id)
+		conn, err := k.Opener.Open(ctx, ot)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +242,7 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 	}
 	cfg.log = m.log.With("session", cfg.id)
 	if req.Record || req.RecordPath != "" {
-		rec, err := m.openRecording(cfg, req, t)
+		rec, err := m.openRecording(cfg, req, k, o)
 		if err != nil {
 			if cfg.kept {
 				_ = cfg.keeper.Kill(ctx, cfg.id) // best effort: the open failed
@@ -305,7 +261,7 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 		s.secrets = append(s.secrets, t.Password)
 	}
 	switch {
-	case nonce != "":
+	case o.Nonce != "":
 		if !s.waitReady(ctx, m.opts.ReadyTimeout) {
 			m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)
 		}
@@ -315,8 +271,27 @@ func (m *Manager) open(ctx context.Context, op transport.Opener, id string, req 
 		s.waitSettled(ctx, min(m.opts.ReadyTimeout, time.Second))
 	}
 	s.persist()
-	m.log.Info("session opened", "session", cfg.id, "transport", req.Transport, "command", command, "persistent", cfg.kept)
+	m.log.Info("session opened", "session", cfg.id, "transport", k.Name, "command", o.Command, "persistent", cfg.kept)
 	return s, nil
+}
+
+// keep creates the session in the keeper kind k chooses and fills cfg with
+// it; an error says why the session is not persistent.
+func (m *Manager) keep(ctx context.Context, k Kind, o *Opening, cfg *sessionConfig) error {
+	if k.Keep == nil {
+		return fmt.Errorf("%s sessions cannot be kept by an agent", k.Name)
+	}
+	keeper, kt, host, err := k.Keep(ctx, Keepers{Local: m.opts.Keeper, Remote: m.opts.Remote}, o)
+	if err != nil {
+		return err
+	}
+	md := meta{Name: cfg.name, Transport: k.Name, Nonce: o.Nonce, Shell: o.Shell, Host: host, Enter: cfg.enter}
+	conn, ks, err := keeper.Create(ctx, kt, md.encode())
+	if err != nil {
+		return err
+	}
+	cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = JoinID(host, ks.ID), conn, true, keeper, md
+	return nil
 }
 
 func (m *Manager) shell() string {
@@ -360,7 +335,7 @@ func (m *Manager) Get(ctx context.Context, idOrName string) (*Session, error) {
 		}
 	}
 	m.mu.Unlock()
-	_, _, remote := splitRemoteID(idOrName)
+	_, _, remote := SplitID(idOrName)
 	if (m.opts.Keeper != nil && !remote) || (m.opts.Remote != nil && remote) {
 		s, err := m.Attach(ctx, idOrName)
 		if err == nil {
@@ -386,7 +361,7 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 		return s, nil
 	}
 	m.mu.Unlock()
-	if host, rid, ok := splitRemoteID(idOrName); ok {
+	if host, rid, ok := SplitID(idOrName); ok {
 		return m.AttachHost(ctx, transport.Target{Host: host}, rid)
 	}
 	return m.attachKeeper(ctx, m.opts.Keeper, "", idOrName)
@@ -398,14 +373,14 @@ func (m *Manager) AttachHost(ctx context.Context, t transport.Target, idOrName s
 	if m.opts.Remote == nil {
 		return nil, fmt.Errorf("%w: this server runs without remote agents", transport.ErrNoSession)
 	}
-	if h, rid, ok := splitRemoteID(idOrName); ok {
+	if h, rid, ok := SplitID(idOrName); ok {
 		if h != t.Host {
 			return nil, fmt.Errorf("session %q belongs to host %q, not %q", idOrName, h, t.Host)
 		}
 		idOrName = rid
 	}
 	m.mu.Lock()
-	if s := m.sessions[remoteID(t.Host, idOrName)]; s != nil {
+	if s := m.sessions[JoinID(t.Host, idOrName)]; s != nil {
 		m.mu.Unlock()
 		return s, nil
 	}
@@ -424,10 +399,7 @@ func (m *Manager) attachKeeper(ctx context.Context, k transport.Keeper, host, id
 		return nil, fmt.Errorf("%w: no agent keeps sessions for this server", transport.ErrNoSession)
 	}
 	id := idOrName
-	full := id
-	if host != "" {
-		full = remoteID(host, id)
-	}
+	full := JoinID(host, id)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -500,31 +472,22 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 	if err != nil {
 		return nil, err
 	}
-	sid := ks.ID
-	if host != "" {
-		sid = remoteID(host, ks.ID)
-	}
+	sid := JoinID(host, ks.ID)
 	md := decodeMeta(ks.Meta)
-	tr := md.Transport
-	if tr == "" {
-		tr = "local"
-	}
+	kind, _ := m.kind(cmp.Or(md.Transport, keptLocal))
 	size := ks.Size
 	if !size.Valid() {
 		size = transport.DefaultSize
 	}
-	command := ks.Command
-	if tr == "ssh" {
-		command = "ssh " + host
-	}
 	s := newSession(sessionConfig{
-		id: sid, name: md.Name, transport: tr, command: command,
-		conn: conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
+		id: sid, name: md.Name, transport: kind.Name, command: kind.keptCommand(ks, host),
+		policyHost: kind.policyHost(transport.Target{Command: ks.Command}, host),
+		conn:       conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
 		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
 		log:   m.log.With("session", sid),
 		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine,
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,
-		rec: resumeRecording(md, res.From, m.log.With("session", sid)),
+		rec: m.resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
 	s.policy = m.opts.Policy
 	s.target = transport.Target{Host: host}
@@ -600,7 +563,7 @@ func (m *Manager) List(ctx context.Context) []Info {
 			if seen[ks.ID] {
 				continue
 			}
-			infos = append(infos, detachedInfo(ks, "", "local"))
+			infos = append(infos, m.detachedInfo(ks, "", keptLocal))
 		}
 	}
 	sort.Slice(infos, func(i, j int) bool { return idLess(infos[i].ID, infos[j].ID) })
@@ -666,40 +629,6 @@ func lineEnding(name string) (string, error) {
 	return "", fmt.Errorf("line_ending %q: use cr, lf or crlf", name)
 }
 
-// openRemote creates a persistent SSH session in the agent on t.Host and
-// fills cfg with it. t is the SSH target after integrateRemote: its
-// Command is the remote command line (the integrated login shell by
-// default), which the agent runs with /bin/sh -c.
-func (m *Manager) openRemote(ctx context.Context, cfg *sessionConfig, t transport.Target, req OpenRequest) error {
-	k, err := m.opts.Remote(ctx, t)
-	if err != nil {
-		return err
-	}
-	kt := transport.Target{Command: "/bin/sh", Args: []string{"-c", t.Command}, Env: t.Env, Size: t.Size, Term: t.Term}
-	if t.Command == "" {
-		kt.Args = []string{"-c", `exec "${SHELL:-/bin/sh}" -l`}
-	}
-	md := meta{Name: req.Name, Transport: "ssh", Nonce: cfg.nonce, Shell: cfg.shell, Host: t.Host}
-	conn, ks, err := k.Create(ctx, kt, md.encode())
-	if err != nil {
-		return err
-	}
-	cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = remoteID(t.Host, ks.ID), conn, true, k, md
-	return nil
-}
-
-// remoteID is the session id of agent session id on host.
-func remoteID(host, id string) string { return host + "/" + id }
-
-// splitRemoteID splits "<host>/<id>"; ok is false for a local id.
-func splitRemoteID(id string) (host, rid string, ok bool) {
-	i := strings.LastIndexByte(id, '/')
-	if i <= 0 || i == len(id)-1 {
-		return "", "", false
-	}
-	return id[:i], id[i+1:], true
-}
-
 // ListHost returns the persistent sessions the agent on t.Host holds, as
 // attached to this server or not (state "detached"), deploying the agent
 // if it is not there yet.
@@ -717,7 +646,7 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 	}
 	infos := make([]Info, 0, len(kept))
 	for _, ks := range kept {
-		id := remoteID(t.Host, ks.ID)
+		id := JoinID(t.Host, ks.ID)
 		m.mu.Lock()
 		s := m.sessions[id]
 		m.mu.Unlock()
@@ -725,7 +654,7 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 			infos = append(infos, s.Info())
 			continue
 		}
-		infos = append(infos, detachedInfo(ks, t.Host, "agent"))
+		infos = append(infos, m.detachedInfo(ks, t.Host, keptRemote))
 	}
 	return infos, nil
 }
@@ -733,18 +662,11 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 // detachedInfo describes a session an agent keeps and this server has not
 // attached: on host ("" for the local agent), of transport tr unless its
 // metadata says otherwise.
-func detachedInfo(ks transport.KeptSession, host, tr string) Info {
+func (m *Manager) detachedInfo(ks transport.KeptSession, host, tr string) Info {
 	md := decodeMeta(ks.Meta)
-	id, command := ks.ID, ks.Command
-	if host != "" {
-		id = remoteID(host, ks.ID)
-	}
-	tr = cmp.Or(md.Transport, tr)
-	if tr == "ssh" {
-		command = "ssh " + host
-	}
+	kind, _ := m.kind(cmp.Or(md.Transport, tr))
 	in := Info{
-		ID: id, Name: md.Name, Transport: tr, Command: command, State: "detached",
+		ID: JoinID(host, ks.ID), Name: md.Name, Transport: kind.Name, Command: kind.keptCommand(ks, host), State: "detached",
 		Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
 		Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
 		Recording: md.RecPath, RecordingNote: md.RecNote,

@@ -89,7 +89,7 @@ func (s *Session) persist() {
 		m.CmdAnchor = max(c.anchor, 0)
 	}
 	if s.rec != nil {
-		m.RecPath, m.RecOff, m.RecSize, m.RecNote = s.rec.state()
+		m.RecPath, m.RecOff, m.RecSize, m.RecNote = s.rec.State()
 	}
 	changed := m != s.meta
 	s.meta = m
@@ -117,7 +117,7 @@ func (s *Session) waitCaughtUp(ctx context.Context, end int64, d time.Duration) 
 func (s *Session) Kill(ctx context.Context) error {
 	if s.kept && s.keeper != nil {
 		id := s.id
-		if _, rid, ok := splitRemoteID(id); ok {
+		if _, rid, ok := SplitID(id); ok {
 			id = rid
 		}
 		if err := s.keeper.Kill(ctx, id); err != nil && !errors.Is(err, transport.ErrNoSession) {

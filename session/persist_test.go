@@ -49,7 +49,7 @@ func startAgentWith(t testing.TB, opts agent.Options) *agentc.Client {
 func newPersistentManager(t testing.TB, k transport.Keeper) *session.Manager {
 	t.Helper()
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Kinds:    []session.Kind{session.LocalKind(&local.Opener{})},
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,

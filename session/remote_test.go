@@ -45,7 +45,7 @@ func TestRemoteBootstrap(t *testing.T) {
 			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("export FROM_PROFILE=bash\nPS1='$ '\n"), 0o600)
 			os.WriteFile(filepath.Join(home, ".zprofile"), []byte("export FROM_PROFILE=zsh\nPROMPT='%% '\n"), 0o600)
 			m := session.NewManager(session.Options{
-				Openers:  map[string]transport.Opener{"ssh": sshdLike{shell: path}},
+				Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: path})},
 				StateDir: t.TempDir(),
 			})
 			t.Cleanup(m.CloseAll)
@@ -96,7 +96,7 @@ func TestRemoteBootstrapTakenTmpDir(t *testing.T) {
 				}
 			}
 			m := session.NewManager(session.Options{
-				Openers:  map[string]transport.Opener{"ssh": sshdLike{shell: bash}},
+				Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: bash})},
 				StateDir: t.TempDir(),
 			})
 			t.Cleanup(m.CloseAll)

@@ -72,7 +72,7 @@ func ticks(from, to int) string {
 func newSerialManager(t testing.TB, k transport.Keeper) *session.Manager {
 	t.Helper()
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+		Kinds:    []session.Kind{session.SerialKind(&serial.Opener{})},
 		StateDir: t.TempDir(),
 		Keeper:   k,
 	})

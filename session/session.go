@@ -14,6 +14,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/session/asciicast"
 	"github.com/ttymux/ttymux/session/screen"
 	"github.com/ttymux/ttymux/transport"
 )
@@ -58,6 +59,8 @@ type Session struct {
 	enter     string // what the Enter key sends: "\r", or the serial line ending
 	pace      Pacing // how Send types by default (pacing.go; guarded by mu)
 
+	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
+
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
 
@@ -93,7 +96,7 @@ type Session struct {
 	cwd        cwdTracker       // the directory OSC 7 last reported (transfer.go)
 	tap        *Tap             // a transfer that borrowed the terminal (transfer.go)
 
-	rec *recorder // the asciicast recording, or nil; fed by the pump
+	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
 
 	pumpDone chan struct{}
 }
@@ -103,6 +106,7 @@ var ErrClosed = errors.New("session closed")
 
 type sessionConfig struct {
 	id, name, transport, command string
+	policyHost                   string // see Session.PolicyHost
 	conn                         transport.Conn
 	size                         transport.Size
 	ringSize                     int
@@ -121,7 +125,7 @@ type sessionConfig struct {
 	cmd       *command
 	persisted meta
 
-	rec *recorder // set up by the Manager; the session starts and closes it
+	rec *asciicast.Recorder // set up by the Manager; the session starts and closes it
 }
 
 func newSession(c sessionConfig) *Session {
@@ -153,6 +157,7 @@ func newSession(c sessionConfig) *Session {
 		meta:      c.persisted,
 		rec:       c.rec,
 	}
+	s.policyHost = c.policyHost
 	// The detector's offsets are the log's: after an attach that
 	// starts past what the agent lost, both start at from (issue #13).
 	s.det.off = c.from
@@ -160,7 +165,7 @@ func newSession(c sessionConfig) *Session {
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
 	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}, Scrollback: 64})
-	s.rec.startWriter(s.persistRecording)
+	s.rec.Start(s.persistRecording)
 	go s.pump()
 	return s
 }
@@ -239,7 +244,7 @@ func (s *Session) pump() {
 			}
 			s.notifyLocked()
 			s.mu.Unlock()
-			s.rec.output(p)
+			s.rec.Output(p)
 			s.redactEchoes() // redact.go: a secret's echo is masked as it arrives
 		}
 		if err != nil {
@@ -254,7 +259,7 @@ func (s *Session) pump() {
 				s.gaps += gap.To - gap.From
 				s.notifyLocked()
 				s.mu.Unlock()
-				s.rec.skip(gap.To - gap.From)
+				s.rec.Skip(gap.To - gap.From)
 				s.log.Warn("output lost", "bytes", gap.To-gap.From)
 				continue
 			}
@@ -281,7 +286,7 @@ func (s *Session) pump() {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
-	s.rec.close()
+	s.rec.Close()
 	s.log.Info("session ended", "err", werr)
 }
 
@@ -386,7 +391,7 @@ func (s *Session) Resize(ctx context.Context, sz transport.Size) error {
 	s.mu.Lock()
 	s.size = sz
 	s.mu.Unlock()
-	s.rec.resize(sz.Rows, sz.Cols)
+	s.rec.Resize(sz.Rows, sz.Cols)
 	return nil
 }
 
@@ -435,7 +440,7 @@ func (s *Session) Info() Info {
 		Integrated: s.ready,
 		Persistent: s.kept,
 	}
-	in.Recording, _, _, in.RecordingNote = s.rec.state()
+	in.Recording, _, _, in.RecordingNote = s.rec.State()
 	return in
 }
 

@@ -21,7 +21,7 @@ import (
 // the user's startup files, a scratch HOME, a fixed TERM.
 func newManager(t testing.TB, opts session.Options) *session.Manager {
 	t.Helper()
-	opts.Openers = map[string]transport.Opener{"local": &local.Opener{}}
+	opts.Kinds = []session.Kind{session.LocalKind(&local.Opener{})}
 	if opts.StateDir == "" {
 		opts.StateDir = t.TempDir()
 	}

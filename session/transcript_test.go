@@ -118,7 +118,7 @@ func TestRecordTranscripts(t *testing.T) {
 		}
 		for name, cmds := range scripts {
 			m := NewManager(Options{
-				Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+				Kinds:    []Kind{LocalKind(&local.Opener{})},
 				StateDir: t.TempDir(), Shell: path, NoRC: true,
 			})
 			ctx := context.Background()

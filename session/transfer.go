@@ -19,9 +19,9 @@ import (
 // where it lives, its current directory, and, for a transfer through the
 // terminal, the terminal itself for a while.
 
-// Opener returns the Opener registered for a transport name, or nil; the
-// file tools reach the SSH connection pool through it.
-func (m *Manager) Opener(name string) transport.Opener { return m.opts.Openers[name] }
+// Opener returns the Opener of the Kind registered by that name, or nil;
+// the file tools reach the SSH connection pool through it.
+func (m *Manager) Opener(name string) transport.Opener { return m.kinds[name].Opener }
 
 // Place says where a session's files are.
 type Place struct {

@@ -341,7 +341,7 @@ func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolReques
 // line (the program and its arguments, an SSH command) on the way.
 func (h *handlers) openWithApproval(ctx context.Context, req *mcp.CallToolRequest, oreq session.OpenRequest, confirm bool) (*session.Session, *mcp.CallToolResult, error) {
 	start := h.hu.now()
-	ev := audit.Event{Event: "open", Host: session.OpenHost(oreq.Transport, oreq.Target), Command: session.OpenLine(oreq.Transport, oreq.Target)}
+	ev := audit.Event{Event: "open", Host: h.mgr.OpenHost(oreq), Command: h.mgr.OpenLine(oreq)}
 	if ev.Command == "" {
 		ev.Command = "(" + oreq.Transport + " shell)"
 	}

@@ -69,7 +69,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 		openers = map[string]transport.Opener{}
 	}
 	openers["local"] = &local.Opener{}
-	m := session.NewManager(session.Options{Openers: openers, StateDir: o.stateDir, Shell: "/bin/bash", NoRC: true, Policy: pol, Logger: o.log})
+	m := session.NewManager(session.Options{Kinds: testKinds(openers), StateDir: o.stateDir, Shell: "/bin/bash", NoRC: true, Policy: pol, Logger: o.log})
 	t.Cleanup(m.CloseAll)
 	rig := &humanRig{t: t, audit: filepath.Join(t.TempDir(), "audit.jsonl")}
 	al, err := audit.Open(rig.audit)

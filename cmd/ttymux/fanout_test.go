@@ -104,7 +104,7 @@ func (fl *fleet) serve(t testing.TB, opts *mcp.ClientOptions) (*mcp.ClientSessio
 	ft := newFanoutTool(opener, time.Hour, filepath.Join(fl.home, "hosts.toml"), nil)
 	t.Cleanup(func() { _ = ft.Close() }) // before the opener's
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}, "ssh": opener},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "ssh": opener}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)

@@ -182,7 +182,7 @@ func TestFaultKillAgent(t *testing.T) {
 		_ = stop.Run() // best effort: the second agent, if the test got that far
 	})
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,
@@ -309,7 +309,7 @@ func TestFaultSSHBlackHole(t *testing.T) {
 	ssh := &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}}
 	t.Cleanup(func() { _ = ssh.Close() })
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"ssh": ssh},
+		Kinds:    testKinds(map[string]transport.Opener{"ssh": ssh}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)
@@ -341,7 +341,7 @@ func TestFaultSerialUnplugged(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "ttyUSB-fault")
 	router := startRouter(t, link, false)
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"serial": &serial.Opener{}}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)
@@ -386,7 +386,7 @@ func TestFaultLogDiskFull(t *testing.T) {
 		client := &agentc.Client{Socket: sock, AgentPath: agentBinary(t), StartArgs: []string{"--log", "/dev/full"}, Logger: log}
 		t.Cleanup(func() { _ = exec.Command(agentBinary(t), "stop", "--force", "--socket", sock).Run() })
 		m := session.NewManager(session.Options{
-			Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+			Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 			StateDir: t.TempDir(),
 			Shell:    "/bin/bash",
 			NoRC:     true,

@@ -201,10 +201,10 @@ func newSSHFixture(t testing.TB, sshdConfig ...string) *sshFixture {
 		t.Fatal(err)
 	}
 	m := session.NewManager(session.Options{
-		Openers: map[string]transport.Opener{
+		Kinds: testKinds(map[string]transport.Opener{
 			"local": &local.Opener{},
 			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
-		},
+		}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,
@@ -418,7 +418,7 @@ func TestFilesModem(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := session.NewManager(session.Options{
-				Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+				Kinds:    testKinds(map[string]transport.Opener{"serial": &serial.Opener{}}),
 				StateDir: t.TempDir(),
 			})
 			t.Cleanup(m.CloseAll)
@@ -501,7 +501,7 @@ func TestFilesInbandSerialShell(t *testing.T) {
 		t.Skip("socat missing")
 	}
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"serial": &serial.Opener{}}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)

@@ -28,7 +28,7 @@ func BenchmarkListDuringWait(b *testing.B) {
 		_ = exec.Command(agentBin, "stop", "--force", "--socket", sock).Run() // best effort
 	})
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 		StateDir: b.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,

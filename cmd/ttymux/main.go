@@ -33,7 +33,6 @@ import (
 	"github.com/ttymux/ttymux/internal/buildinfo"
 	"github.com/ttymux/ttymux/internal/secretpage"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
@@ -118,6 +117,17 @@ func newLogger(w io.Writer) *slog.Logger {
 // maxRequestLine bounds one JSON-RPC line read from stdin (see serve).
 const maxRequestLine = 64 << 20
 
+// kinds are the transports the server opens sessions with, one value each
+// (session.Kind): a new transport is one more line here.
+func kinds(ssh *sshconn.Opener, log *slog.Logger) []session.Kind {
+	return []session.Kind{
+		session.LocalKind(&local.Opener{}),
+		session.SSHKind(ssh),
+		session.SerialKind(&serial.Opener{Logger: log.With("component", "serial")}),
+		session.AgentKind(),
+	}
+}
+
 func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -152,11 +162,7 @@ func serve(args []string, stderr io.Writer) int {
 	sshOpener := &sshconn.Opener{Logger: log.With("component", "ssh")}
 	defer sshOpener.Close()
 	opts := session.Options{
-		Openers: map[string]transport.Opener{
-			"local":  &local.Opener{},
-			"ssh":    sshOpener,
-			"serial": &serial.Opener{Logger: log.With("component", "serial")},
-		},
+		Kinds:    kinds(sshOpener, log),
 		Policy:   pol,
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,

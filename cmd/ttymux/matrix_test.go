@@ -268,7 +268,7 @@ func TestMatrixUntilLimits(t *testing.T) {
 func TestMatrixSessionLimit(t *testing.T) {
 	const limit, requests = 8, 2000
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,
@@ -464,7 +464,7 @@ func TestMatrixGate(t *testing.T) {
 	ssh := &sshconn.Opener{}
 	t.Cleanup(func() { _ = ssh.Close() })
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}, "ssh": ssh},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "ssh": ssh}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite docs/tools.md")
 func newTestManager(t testing.TB) *session.Manager {
 	t.Helper()
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,

@@ -380,7 +380,7 @@ func TestRecordPersistentRestart(t *testing.T) {
 	state := t.TempDir()
 	newMgr := func() *session.Manager {
 		m := session.NewManager(session.Options{
-			Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+			Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 			StateDir: state, Shell: "/bin/bash", NoRC: true, Keeper: k,
 		})
 		t.Cleanup(m.CloseAll)
@@ -512,7 +512,7 @@ func TestRecordSerial(t *testing.T) {
 	router := startRouter(t, link, true)
 	defer router.unplug()
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"serial": &serial.Opener{}}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)

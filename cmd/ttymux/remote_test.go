@@ -64,7 +64,7 @@ func (h *remoteHost) server(t testing.TB) (*mcp.ClientSession, func(name string,
 	op := &sshconn.Opener{Config: sshconf.Options{ConfigFile: h.cfg, Home: h.home}}
 	rs := &remotes{ssh: op, localAgent: h.exe, dir: h.dir, socketDir: h.socketDir, agents: t.TempDir()}
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}, "ssh": op},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "ssh": op}),
 		StateDir: t.TempDir(),
 		Remote:   rs.keeper,
 	})

@@ -95,7 +95,7 @@ func (l *leakCheck) check() {
 func TestSecretSend(t *testing.T) {
 	log, buf := debugLogger()
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"local": &local.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,
@@ -177,7 +177,7 @@ func TestSecretSSHPassword(t *testing.T) {
 	ssh := &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}, Logger: log}
 	t.Cleanup(func() { _ = ssh.Close() })
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"ssh": ssh},
+		Kinds:    testKinds(map[string]transport.Opener{"ssh": ssh}),
 		StateDir: t.TempDir(),
 		Logger:   log,
 	})

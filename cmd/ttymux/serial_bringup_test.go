@@ -37,7 +37,7 @@ import (
 func bringUp(t *testing.T, p *policy.Policy) *mcp.ClientSession {
 	t.Helper()
 	m := session.NewManager(session.Options{
-		Openers:  map[string]transport.Opener{"serial": &serial.Opener{}},
+		Kinds:    testKinds(map[string]transport.Opener{"serial": &serial.Opener{}}),
 		StateDir: t.TempDir(),
 		Policy:   p,
 	})

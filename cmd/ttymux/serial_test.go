@@ -128,14 +128,14 @@ func TestSerialConsoleThroughMCP(t *testing.T) {
 	var mu sync.Mutex
 	states := make(chan string, 16)
 	m := session.NewManager(session.Options{
-		Openers: map[string]transport.Opener{
+		Kinds: testKinds(map[string]transport.Opener{
 			"local": &local.Opener{},
 			"serial": &serial.Opener{OnLinkState: func(_, state string) {
 				mu.Lock()
 				defer mu.Unlock()
 				states <- state
 			}},
-		},
+		}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)

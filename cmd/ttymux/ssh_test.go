@@ -36,10 +36,10 @@ func TestSSHThroughJumpHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := session.NewManager(session.Options{
-		Openers: map[string]transport.Opener{
+		Kinds: testKinds(map[string]transport.Opener{
 			"local": &local.Opener{},
 			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
-		},
+		}),
 		StateDir: t.TempDir(),
 	})
 	t.Cleanup(m.CloseAll)

@@ -609,7 +609,7 @@ func (h *handlers) detach(ctx context.Context, _ *mcp.CallToolRequest, in Sessio
 	if err != nil {
 		return nil, session.Info{}, err
 	}
-	if strings.Contains(info.ID, "/") {
+	if _, _, remote := session.SplitID(info.ID); remote {
 		return textResult(fmt.Sprintf("detached %s; it keeps running in the agent on its host (attach %s to resume)", info.ID, info.ID)), info, nil
 	}
 	return textResult(fmt.Sprintf("detached %s; it keeps running in the agent (attach %s to resume, or ttymux attach %s in a terminal)", info.ID, info.ID, info.ID)), info, nil

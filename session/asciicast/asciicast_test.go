@@ -1,4 +1,4 @@
-package session
+package asciicast
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -63,11 +64,17 @@ func castOutput(evs []castEvent) string {
 	return b.String()
 }
 
-func newTestRecorder(t *testing.T) *recorder {
+func newTestRecorder(t *testing.T) *Recorder {
 	t.Helper()
-	o := recordOptions{dir: t.TempDir(), id: "t1", env: map[string]string{"TERM": "xterm-256color"}, title: "test", now: time.Now()}
-	o.rows, o.cols = 24, 80
-	r, err := newRecorder(o)
+	return newClockRecorder(t, nil)
+}
+
+// newClockRecorder is newTestRecorder on clock (nil: time.Now).
+func newClockRecorder(t *testing.T, clock func() time.Time) *Recorder {
+	t.Helper()
+	o := Options{Dir: t.TempDir(), ID: "t1", Env: map[string]string{"TERM": "xterm-256color"}, Title: "test", Clock: clock}
+	o.Rows, o.Cols = 24, 80
+	r, err := Create(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +88,10 @@ func TestRecordSplitUTF8(t *testing.T) {
 	const text = "héllo \"wörld\" \\ 日本語 😀\x1b[1;31mred\x1b[0m\r\n\ttab \u2028 \x07 end ✓"
 	for i := 0; i <= len(text); i++ {
 		r := newTestRecorder(t)
-		r.output([]byte(text[:i]))
+		r.Output([]byte(text[:i]))
 		r.flush(false) // an incomplete sequence must wait across writes too
-		r.output([]byte(text[i:]))
-		r.close()
+		r.Output([]byte(text[i:]))
+		r.Close()
 		if _, evs := readCast(t, r.path); castOutput(evs) != text {
 			t.Fatalf("split at %d: recorded %q, want %q", i, castOutput(evs), text)
 		}
@@ -92,9 +99,9 @@ func TestRecordSplitUTF8(t *testing.T) {
 	// And one byte per chunk.
 	r := newTestRecorder(t)
 	for i := range len(text) {
-		r.output([]byte{text[i]})
+		r.Output([]byte{text[i]})
 	}
-	r.close()
+	r.Close()
 	if _, evs := readCast(t, r.path); castOutput(evs) != text {
 		t.Fatalf("byte by byte: recorded %q, want %q", castOutput(evs), text)
 	}
@@ -105,10 +112,10 @@ func TestRecordSplitUTF8(t *testing.T) {
 // valid UTF-8, with U+FFFD in their place.
 func TestRecordInvalidUTF8(t *testing.T) {
 	r := newTestRecorder(t)
-	r.output([]byte("ok\xff\xfe"))
-	r.output([]byte("\xc3(mid\xed\xa0\x80surrogate"))
-	r.output([]byte("end\xe2\x82")) // never completed
-	r.close()
+	r.Output([]byte("ok\xff\xfe"))
+	r.Output([]byte("\xc3(mid\xed\xa0\x80surrogate"))
+	r.Output([]byte("end\xe2\x82")) // never completed
+	r.Close()
 	_, evs := readCast(t, r.path)
 	got := castOutput(evs)
 	for _, want := range []string{"ok", "(mid", "surrogate", "end"} {
@@ -146,18 +153,27 @@ func TestRecordJSONString(t *testing.T) {
 // TestRecordHeaderAndEvents checks the header fields and that output,
 // input and resize events come out in order with times that never go back.
 func TestRecordHeaderAndEvents(t *testing.T) {
-	r := newTestRecorder(t)
-	r.startWriter(nil)
+	var mu sync.Mutex
 	start := time.Now()
-	r.output([]byte("$ "))
-	r.input([]byte("ls\r"))
-	time.Sleep(30 * time.Millisecond) // the next event must be later by at least this
-	r.output([]byte("file\r\n"))
-	r.resize(30, 100)
-	for i := range 200 {
-		r.output([]byte{'a' + byte(i%26)})
+	now := start
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
 	}
-	r.close()
+	r := newClockRecorder(t, clock)
+	r.Start(nil)
+	r.Output([]byte("$ "))
+	r.Input([]byte("ls\r"))
+	mu.Lock()
+	now = now.Add(30 * time.Millisecond) // the next event must be later by at least this
+	mu.Unlock()
+	r.Output([]byte("file\r\n"))
+	r.Resize(30, 100)
+	for i := range 200 {
+		r.Output([]byte{'a' + byte(i%26)})
+	}
+	r.Close()
 	h, evs := readCast(t, r.path)
 	if h.Width != 80 || h.Height != 24 || h.Env["TERM"] != "xterm-256color" || h.Title != "test" {
 		t.Fatalf("header %+v", h)
@@ -197,10 +213,10 @@ func TestRecordHeaderAndEvents(t *testing.T) {
 func TestRecordFlushesWhileRunning(t *testing.T) {
 	r := newTestRecorder(t)
 	flushed := make(chan struct{}, 16)
-	r.startWriter(func() { flushed <- struct{}{} })
-	defer r.close()
+	r.Start(func() { flushed <- struct{}{} })
+	defer r.Close()
 	start := time.Now()
-	r.output([]byte("tick\r\n"))
+	r.Output([]byte("tick\r\n"))
 	select {
 	case <-flushed:
 	case <-time.After(5 * time.Second):
@@ -212,7 +228,7 @@ func TestRecordFlushesWhileRunning(t *testing.T) {
 	if _, evs := readCast(t, r.path); castOutput(evs) != "tick\r\n" {
 		t.Fatalf("file holds %+v before close", evs)
 	}
-	_, off, size, _ := r.state()
+	_, off, size, _ := r.State()
 	fi, _ := os.Stat(r.path)
 	if off != 6 || size != fi.Size() {
 		t.Fatalf("state off %d size %d, want 6 and %d", off, size, fi.Size())
@@ -227,12 +243,12 @@ func TestRecordSecrets(t *testing.T) {
 	const text = "password: " + secret + "\r\nok\r\n"
 	for i := 0; i <= len(text); i++ {
 		r := newTestRecorder(t)
-		r.addSecret(secret)
-		r.output([]byte(text[:i]))
+		r.AddSecret(secret)
+		r.Output([]byte(text[:i]))
 		r.flush(false)
-		r.output([]byte(text[i:]))
-		r.input([]byte("echo " + secret + "\r"))
-		r.close()
+		r.Output([]byte(text[i:]))
+		r.Input([]byte("echo " + secret + "\r"))
+		r.Close()
 		b, err := os.ReadFile(r.path)
 		if err != nil {
 			t.Fatal(err)
@@ -247,13 +263,13 @@ func TestRecordSecrets(t *testing.T) {
 	}
 	// A prefix at the end of the stream is written at close, as is.
 	r := newTestRecorder(t)
-	r.addSecret(secret)
-	r.output([]byte("x hunter"))
+	r.AddSecret(secret)
+	r.Output([]byte("x hunter"))
 	r.flush(false)
 	if _, evs := readCast(t, r.path); castOutput(evs) != "x " {
 		t.Fatalf("before close: %+v", evs)
 	}
-	r.close()
+	r.Close()
 	if _, evs := readCast(t, r.path); castOutput(evs) != "x hunter" {
 		t.Fatalf("after close: %+v", evs)
 	}
@@ -267,16 +283,16 @@ func TestRecordFullDisk(t *testing.T) {
 		t.Skip("no /dev/full on this system")
 	}
 	t.Run("header", func(t *testing.T) {
-		o := recordOptions{path: "/dev/full", now: time.Now()}
-		o.rows, o.cols = 24, 80
-		r, err := newRecorder(o)
+		o := Options{Path: "/dev/full"}
+		o.Rows, o.Cols = 24, 80
+		r, err := Create(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.startWriter(nil)
-		r.output([]byte("more"))
-		r.close()
-		if _, _, _, note := r.state(); !strings.Contains(note, "no space left") || r.takeNote() == "" || r.takeNote() != "" {
+		r.Start(nil)
+		r.Output([]byte("more"))
+		r.Close()
+		if _, _, _, note := r.State(); !strings.Contains(note, "no space left") || r.TakeNote() == "" || r.TakeNote() != "" {
 			t.Fatalf("note %q, want one about the full disk, given once", note)
 		}
 	})
@@ -289,20 +305,20 @@ func TestRecordFullDisk(t *testing.T) {
 		}
 		regular := r.f
 		r.f = full
-		r.output([]byte("lost"))
+		r.Output([]byte("lost"))
 		r.flush(false)
-		_, _, _, note := r.state()
+		_, _, _, note := r.State()
 		if !strings.Contains(note, "no space left") {
 			t.Fatalf("note %q", note)
 		}
-		r.output(bytes.Repeat([]byte("x"), 1<<20)) // dropped, not buffered
+		r.Output(bytes.Repeat([]byte("x"), 1<<20)) // dropped, not buffered
 		r.mu.Lock()
 		pending := len(r.buf)
 		r.mu.Unlock()
 		if pending != 0 {
 			t.Fatalf("%d bytes buffered after the recording stopped", pending)
 		}
-		r.close()
+		r.Close()
 		_ = regular.Close()
 		if fi, _ := os.Stat(r.path); fi.Size() != good.Size() {
 			t.Fatalf("file changed after the failure: %d bytes, want %d", fi.Size(), good.Size())
@@ -316,39 +332,39 @@ func TestRecordNoDiskKeepingUp(t *testing.T) {
 	r := newTestRecorder(t) // the writer is not running: nothing drains
 	chunk := bytes.Repeat([]byte("y"), 1<<20)
 	for range maxPending>>20 + 2 {
-		r.output(chunk)
+		r.Output(chunk)
 	}
-	if _, _, _, note := r.state(); !strings.Contains(note, "did not keep up") {
+	if _, _, _, note := r.State(); !strings.Contains(note, "did not keep up") {
 		t.Fatalf("note %q", note)
 	}
-	r.close()
+	r.Close()
 }
 
 // TestRecordResume is the restart case: the progress stored with the agent
-// (offset and size) lags the file; the new recorder cuts the file back to it,
+// (offset and size) lags the file; the new Recorder cuts the file back to it,
 // skips the replayed output before the offset, writes the rest once, and
 // its times continue after the old ones.
 func TestRecordResume(t *testing.T) {
 	const before, after = "one\r\ntwo\r\n", "three\r\n"
 	r := newTestRecorder(t)
-	r.output([]byte(before[:5]))
+	r.Output([]byte(before[:5]))
 	r.flush(false)
-	_, off, size, _ := r.state() // stored with the agent
-	r.output([]byte(before[5:]))
-	r.close() // written after the progress was stored
+	_, off, size, _ := r.State() // stored with the agent
+	r.Output([]byte(before[5:]))
+	r.Close() // written after the progress was stored
 	_, old := readCast(t, r.path)
 
 	// The replay starts at offset 2 (the agent's log lost the first bytes
 	// for this test's sake): "e\r\ntwo\r\n" then new output.
-	r2 := resumeRecorder(r.path, off, size, 2, nil)
-	if _, _, _, note := r2.state(); note != "" {
+	r2 := Resume(Options{Path: r.path}, off, size, 2)
+	if _, _, _, note := r2.State(); note != "" {
 		t.Fatalf("resume: %s", note)
 	}
-	r2.startWriter(nil)
-	r2.output([]byte(before[2:7]))
-	r2.output([]byte(before[7:]))
-	r2.output([]byte(after))
-	r2.close()
+	r2.Start(nil)
+	r2.Output([]byte(before[2:7]))
+	r2.Output([]byte(before[7:]))
+	r2.Output([]byte(after))
+	r2.Close()
 	_, evs := readCast(t, r.path)
 	if got := castOutput(evs); got != before+after {
 		t.Fatalf("resumed recording holds %q, want %q", got, before+after)
@@ -363,23 +379,23 @@ func TestRecordResume(t *testing.T) {
 	}
 
 	// A file that is gone comes back as a stopped recording with a note.
-	r3 := resumeRecorder(filepath.Join(t.TempDir(), "gone.cast"), 0, 0, 0, nil)
-	if _, _, _, note := r3.state(); !strings.Contains(note, "not resumed") {
+	r3 := Resume(Options{Path: filepath.Join(t.TempDir(), "gone.cast")}, 0, 0, 0)
+	if _, _, _, note := r3.State(); !strings.Contains(note, "not resumed") {
 		t.Fatalf("note %q", note)
 	}
-	r3.output([]byte("x"))
-	r3.close()
+	r3.Output([]byte("x"))
+	r3.Close()
 }
 
 // TestRecordLocked: a second writer of the same recording (two servers
 // attached to one kept session) is refused.
 func TestRecordLocked(t *testing.T) {
 	r := newTestRecorder(t)
-	defer r.close()
-	_, off, size, _ := r.state()
-	r2 := resumeRecorder(r.path, off, size, 0, nil)
-	defer r2.close()
-	if _, _, _, note := r2.state(); !strings.Contains(note, "another ttymux server") {
+	defer r.Close()
+	_, off, size, _ := r.State()
+	r2 := Resume(Options{Path: r.path}, off, size, 0)
+	defer r2.Close()
+	if _, _, _, note := r2.State(); !strings.Contains(note, "another ttymux server") {
 		t.Fatalf("note %q", note)
 	}
 }
@@ -392,11 +408,11 @@ func TestRecordFileName(t *testing.T) {
 	now := time.Now()
 	var paths []string
 	for range 2 {
-		r, err := newRecorder(recordOptions{dir: dir, id: "router.lan/s3", now: now})
+		r, err := Create(Options{Dir: dir, ID: "router.lan/s3", Clock: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.close()
+		r.Close()
 		paths = append(paths, r.path)
 	}
 	for _, p := range paths {
@@ -414,14 +430,14 @@ func TestRecordPathRefusesExistingFile(t *testing.T) {
 	if err := os.WriteFile(p, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := newRecorder(recordOptions{path: p, now: time.Now()})
+	_, err := Create(Options{Path: p})
 	if err == nil || !strings.Contains(err.Error(), "new file name") {
 		t.Fatalf("err = %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "keep me" {
 		t.Fatalf("existing file changed: %q", b)
 	}
-	_, err = newRecorder(recordOptions{path: filepath.Join(t.TempDir(), "no", "dir.cast"), now: time.Now()})
+	_, err = Create(Options{Path: filepath.Join(t.TempDir(), "no", "dir.cast")})
 	if err == nil || !strings.Contains(err.Error(), "existing directory") {
 		t.Fatalf("err = %v", err)
 	}
@@ -432,9 +448,9 @@ func TestRecordPathRefusesExistingFile(t *testing.T) {
 // pump makes, plus the encoding and writing the writer goroutine does
 // (here called in line every 8 chunks, about what a flood gives it).
 func BenchmarkRecordOutput(b *testing.B) {
-	o := recordOptions{dir: b.TempDir(), id: "t1", now: time.Now()}
-	o.rows, o.cols = 24, 80
-	r, err := newRecorder(o)
+	o := Options{Dir: b.TempDir(), ID: "t1"}
+	o.Rows, o.Cols = 24, 80
+	r, err := Create(o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -447,14 +463,14 @@ func BenchmarkRecordOutput(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		r.output(chunk)
+		r.Output(chunk)
 		if n++; n%8 == 0 {
 			r.flush(false)
 		}
 	}
 	b.StopTimer()
-	r.close()
-	if _, _, _, note := r.state(); note != "" {
+	r.Close()
+	if _, _, _, note := r.State(); note != "" {
 		b.Fatal(note)
 	}
 }

@@ -1,0 +1,150 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/ttymux/ttymux/transport"
+)
+
+// A Kind is one sort of transport as the session layer sees it: the Opener
+// that makes its Conns and everything else that differs between a local
+// shell, an SSH login and a serial console. The Manager knows kinds only
+// through these values (Options.Kinds); cmd/ttymux registers one per
+// transport (LocalKind, SSHKind, SerialKind, AgentKind), and a new transport
+// is one more value. Every func field may be nil: the comments say what nil
+// means.
+type Kind struct {
+	// Name is the transport's name: OpenRequest.Transport and
+	// Info.Transport ("local", "ssh", …).
+	Name string
+	// Opener makes its Conns; nil for a kind that is only ever attached
+	// (sessions an agent holds that no ttymux opened).
+	Opener transport.Opener
+	// Prepare readies an open: it may rewrite o.Target (the program to
+	// start, the shell integration) and set how the session is shown
+	// (o.Command), whether it is a shell and the integration's nonce. nil
+	// opens the target as given.
+	Prepare func(o *Opening)
+	// Keep chooses the keeper that holds a persistent session of this kind
+	// from those the server has, and says what to create there. host is ""
+	// for the local agent; for an agent on another host the session id is
+	// "<host>/<agent's id>" (JoinID). An error says why the session is not
+	// persistent (it then lives in this process). nil: the kind cannot be
+	// kept.
+	Keep func(ctx context.Context, k Keepers, o *Opening) (keeper transport.Keeper, kt transport.Target, host string, err error)
+	// PolicyHost is the name the policy matches a session of this kind by,
+	// from what it was opened with (for a kept session an earlier server
+	// opened: its Command is the keeper's). nil means Name.
+	PolicyHost func(t transport.Target) string
+	// OpenLine is the command line an open runs as the policy sees it; ""
+	// (and nil) for an interactive shell.
+	OpenLine func(t transport.Target) string
+	// GateArgs makes an open's gate also read each argument and environment
+	// value: a program started directly can take a command line in either
+	// (sh -c, PROMPT_COMMAND).
+	GateArgs bool
+	// RecordEnv is the "env" of an asciicast recording's header (TERM,
+	// SHELL); nil records none.
+	RecordEnv func(o *Opening) map[string]string
+	// KeptCommand shows a kept session an earlier server opened, from what
+	// its keeper on host says; nil shows the keeper's command.
+	KeptCommand func(ks transport.KeptSession, host string) string
+}
+
+// An Opening is an open in progress, as a Kind's Prepare and Keep see it.
+type Opening struct {
+	// Target is what the Opener (or a keeper) gets: a copy of the request's
+	// target with its size filled in.
+	Target transport.Target
+	// Command is how Info and list show the session; the Manager starts it
+	// as the program and its arguments.
+	Command string
+	// Shell says the far end is an interactive shell (it draws prompts);
+	// the Manager starts it from the program's name.
+	Shell bool
+	// Nonce marks the shell integration's sequences; "" when not
+	// integrated.
+	Nonce string
+
+	// Read only: the Manager's options that preparing needs.
+	StateDir     string // where shell integration files are written
+	NoRC         bool   // keep users' startup files out of integrated shells
+	DefaultShell string // the shell to start when no command is given
+	Log          *slog.Logger
+}
+
+// Keepers are what can hold persistent sessions for this server.
+type Keepers struct {
+	// Local is the local agent; nil when the server runs without one.
+	Local transport.Keeper
+	// Remote returns the agent on t.Host (Options.Remote); nil when the
+	// server runs without remote agents.
+	Remote func(ctx context.Context, t transport.Target) (transport.Keeper, error)
+}
+
+// ErrNoAgent is a Keep error: the server runs without the agent that would
+// hold the session.
+var ErrNoAgent = errors.New("this server runs without an agent")
+
+// ErrNoRemoteAgents is a Keep error: the server runs without agents on
+// other hosts (Options.Remote is nil).
+var ErrNoRemoteAgents = errors.New("this server runs without remote agents")
+
+// JoinID is the session id of the session id an agent on host holds; a
+// session of the local agent or of this process ("" host) keeps its id.
+func JoinID(host, id string) string {
+	if host == "" {
+		return id
+	}
+	return host + "/" + id
+}
+
+// SplitID splits a session id "<host>/<id>" of a session an agent on
+// another host holds; remote is false for every other id.
+func SplitID(id string) (host, rid string, remote bool) {
+	i := strings.LastIndexByte(id, '/')
+	if i <= 0 || i == len(id)-1 {
+		return "", "", false
+	}
+	return id[:i], id[i+1:], true
+}
+
+// policyHost is the policy's name for a session of kind k opened with t,
+// held by the agent on host ("" for here): a session on another host is
+// matched by that host whatever its kind.
+func (k Kind) policyHost(t transport.Target, host string) string {
+	switch {
+	case host != "":
+		return host
+	case k.PolicyHost != nil:
+		return k.PolicyHost(t)
+	}
+	return k.Name
+}
+
+func (k Kind) openLine(t transport.Target) string {
+	if k.OpenLine == nil {
+		return ""
+	}
+	return k.OpenLine(t)
+}
+
+func (k Kind) keptCommand(ks transport.KeptSession, host string) string {
+	if k.KeptCommand == nil {
+		return ks.Command
+	}
+	return k.KeptCommand(ks, host)
+}
+
+// kind returns the registered kind called name, or a bare Kind of that
+// name (a kept session of a transport this server does not register).
+func (m *Manager) kind(name string) (Kind, bool) {
+	k, ok := m.kinds[name]
+	if !ok {
+		return Kind{Name: name}, false
+	}
+	return k, true
+}
