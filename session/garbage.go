@@ -56,7 +56,7 @@ func badShare(b []byte) float64 {
 // garbageNote returns the note for a serial session whose output b is
 // mostly not text, and "" otherwise.
 func (s *Session) garbageNote(b []byte) string {
-	if s.transport != "serial" || len(b) < garbageMin {
+	if s.port == "" || len(b) < garbageMin {
 		return ""
 	}
 	share := badShare(b)

@@ -49,6 +49,11 @@ type Kind struct {
 	// RecordEnv is the "env" of an asciicast recording's header (TERM,
 	// SHELL); nil records none.
 	RecordEnv func(o *Opening) map[string]string
+	// Port is the device a session of this kind talks to at a baud rate,
+	// from what it was opened with: the policy's [serial] ports and
+	// read-only rules match it, and output that is mostly not text gets the
+	// wrong-baud note. nil: the kind opens no device.
+	Port func(t transport.Target) string
 	// KeptCommand shows a kept session an earlier server opened, from what
 	// its keeper on host says; nil shows the keeper's command.
 	KeptCommand func(ks transport.KeptSession, host string) string
@@ -123,6 +128,14 @@ func (k Kind) policyHost(t transport.Target, host string) string {
 		return k.PolicyHost(t)
 	}
 	return k.Name
+}
+
+// port is the device of a session of kind k opened with t, or "".
+func (k Kind) port(t transport.Target) string {
+	if k.Port == nil {
+		return ""
+	}
+	return k.Port(t)
 }
 
 func (k Kind) openLine(t transport.Target) string {

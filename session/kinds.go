@@ -140,6 +140,7 @@ func SerialKind(op transport.Opener) Kind {
 		// Command is the port, also for a kept session an earlier server
 		// opened (the agent's command is the port).
 		PolicyHost: func(t transport.Target) string { return "serial:" + t.Command },
+		Port:       func(t transport.Target) string { return t.Command },
 	}
 }
 

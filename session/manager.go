@@ -217,7 +217,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	cfg := sessionConfig{
 		id: id, name: req.Name, transport: k.Name, command: o.Command,
 		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce,
-		shell: o.Shell, enter: enter, policyHost: k.policyHost(req.Target, ""),
+		shell: o.Shell, enter: enter, policyHost: k.policyHost(req.Target, ""), port: k.port(req.Target),
 	}
 	note := ""
 	if req.Persistent {
@@ -482,6 +482,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 	s := newSession(sessionConfig{
 		id: sid, name: md.Name, transport: kind.Name, command: kind.keptCommand(ks, host),
 		policyHost: kind.policyHost(transport.Target{Command: ks.Command}, host),
+		port:       kind.port(transport.Target{Command: ks.Command}),
 		conn:       conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
 		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
 		log:   m.log.With("session", sid),

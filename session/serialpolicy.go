@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ttymux/ttymux/internal/policy"
 )
@@ -26,18 +25,10 @@ func (e *ReadOnlyError) Error() string {
 
 func (e *ReadOnlyError) Unwrap() error { return e.gate }
 
-// serialPort returns the port a serial session is on, or "".
-func (s *Session) serialPort() string {
-	if s.transport != "serial" {
-		return ""
-	}
-	return strings.TrimPrefix(s.PolicyHost(), "serial:")
-}
-
 // inputRefused returns a *ReadOnlyError when the policy makes the session
 // a read-only serial console.
 func (s *Session) inputRefused() error {
-	port := s.serialPort()
+	port := s.port
 	if port == "" || !s.policy.SerialReadOnly(policy.SerialNames(port)) {
 		return nil
 	}
@@ -72,9 +63,10 @@ func (s *Session) checkInput(req SendRequest) error {
 // checkSerialOpen refuses to open a serial port the policy's [serial]
 // ports do not list.
 func (m *Manager) checkSerialOpen(req OpenRequest) error {
-	if req.Transport != "serial" {
+	k, ok := m.kind(req.Transport)
+	port := k.port(req.Target)
+	if !ok || port == "" {
 		return nil
 	}
-	port := req.Target.Command
 	return m.opts.Policy.SerialPortAllowed(port, policy.SerialNames(port))
 }

@@ -60,6 +60,7 @@ type Session struct {
 	pace      Pacing // how Send types by default (pacing.go; guarded by mu)
 
 	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
+	port       string // the device it talks to (Kind.Port), or ""
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
 	keeper transport.Keeper // the agent that holds it, when kept
@@ -107,6 +108,7 @@ var ErrClosed = errors.New("session closed")
 type sessionConfig struct {
 	id, name, transport, command string
 	policyHost                   string // see Session.PolicyHost
+	port                         string // see Kind.Port
 	conn                         transport.Conn
 	size                         transport.Size
 	ringSize                     int
@@ -157,7 +159,7 @@ func newSession(c sessionConfig) *Session {
 		meta:      c.persisted,
 		rec:       c.rec,
 	}
-	s.policyHost = c.policyHost
+	s.policyHost, s.port = c.policyHost, c.port
 	// The detector's offsets are the log's: after an attach that
 	// starts past what the agent lost, both start at from (issue #13).
 	s.det.off = c.from
