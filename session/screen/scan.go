@@ -110,8 +110,8 @@ type scanner struct {
 	esc      int
 	callOff  int64
 	callBase int
-	alt   bool   // alternate screen active at the end of what was scanned
-	title string // last window title set by OSC 0 or 2
+	alt      bool   // alternate screen active at the end of what was scanned
+	title    string // last window title set by OSC 0 or 2
 
 	// OSC string being read.
 	phase    oscPhase
