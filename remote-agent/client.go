@@ -68,6 +68,7 @@ func request(ctx context.Context, path string, t agentproto.Type, payload []byte
 	}
 	return m, nil
 }
+
 // List returns the sessions of the agent on path.
 func List(ctx context.Context, path string) ([]agentproto.SessionInfo, error) {
 	m, err := request(ctx, path, agentproto.TypeList, nil, agentproto.TypeListReply)
