@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ttymux/ttymux/internal/testwait"
 )
 
 // hasEmulator reports whether s has created its emulator.
@@ -23,13 +25,7 @@ func settle() { time.Sleep(5 * quietDelay) }
 // waitUntil polls cond until it holds.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %v", what, waitTimeout)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(t, what, waitTimeout, cond)
 }
 
 const bashPrompt = "\x1b]0;user@host: ~\x07\x1b[?2004huser@host:~$ "
