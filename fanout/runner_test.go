@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/fanout"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/sshconn"
 )
@@ -197,12 +198,9 @@ func TestRunIdleRelease(t *testing.T) {
 	if _, err := r.Run(t.Context(), fanout.Request{Hosts: []string{"a"}, Command: "true"}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for r.Held() != 0 { // the idle timer runs on its own goroutine
-		if time.Now().After(deadline) {
-			t.Fatal("connection still held long after the idle time")
-		}
-		time.Sleep(5 * time.Millisecond)
+	// The idle timer runs on its own goroutine.
+	if !testwait.Poll(t.Context(), 10*time.Second, func() bool { return r.Held() == 0 }) {
+		t.Fatal("connection still held long after the idle time")
 	}
 	if _, refs := n.counts("a"); refs != 0 {
 		t.Fatalf("%d refs after the idle release", refs)

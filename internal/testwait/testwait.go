@@ -16,7 +16,8 @@ const Interval = 5 * time.Millisecond
 
 // Until polls cond every Interval until it holds, and fails t (Fatalf,
 // naming what) if it does not within timeout or before t's context ends.
-// cond runs on the calling goroutine.
+// cond runs on the calling goroutine. t's context has ended by the time
+// cleanups run: a cleanup calls Poll with another context.
 func Until(t testing.TB, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
 	if !Poll(t.Context(), timeout, cond) {

@@ -28,6 +28,16 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	testwait.Until(t, what, waitTimeout, cond)
 }
 
+// waitGoroutines waits until no more goroutines run than before: exited
+// goroutines leave the count shortly after they end.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	if !testwait.Poll(t.Context(), waitTimeout, func() bool { return runtime.NumGoroutine() <= before }) {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
 const bashPrompt = "\x1b]0;user@host: ~\x07\x1b[?2004huser@host:~$ "
 
 // TestLazyLinesNeedNoEmulator checks that a shell prompt and command output
@@ -270,12 +280,5 @@ func TestLazyClose(t *testing.T) {
 		t.Errorf("answered after Close: %q", got)
 	}
 
-	deadline := time.Now().Add(waitTimeout)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		runtime.Gosched()
-	}
+	waitGoroutines(t, before)
 }
