@@ -217,26 +217,34 @@ func (s *Scanner) escape(p []byte, i int) (int, Event) {
 			}
 			s.st, s.final = stGround, c
 			return i, Esc
-		case c >= 0x20 && c <= 0x2f:
-			s.inter = c
-			i++
-		case c == esc || c >= 0x80:
-			s.st = stGround
-			return i, Cancel
-		case c == 0x18 || c == 0x1a:
-			s.st = stGround
-			return i + 1, Cancel
-		case c == 0x7f:
-			i++
-		default: // C0
-			if s.Keys {
-				s.st = stGround
-				return i, Cancel
+		default:
+			if n, ev := s.other(c, i); ev != Part {
+				return n, ev
 			}
-			return i + 1, Control
+			i++
 		}
 	}
 	return i, Part
+}
+
+// other reads c, at index i, inside an escape or control sequence: an
+// intermediate, or a byte that is not part of the sequence's syntax. It
+// returns what Next returns, or Part to go on with the next byte.
+func (s *Scanner) other(c byte, i int) (n int, ev Event) {
+	switch {
+	case c >= 0x20 && c <= 0x2f:
+		s.inter = c
+		return i + 1, Part
+	case c == 0x18 || c == 0x1a: // CAN, SUB
+		s.st = stGround
+		return i + 1, Cancel
+	case c == esc || c >= 0x80 || s.Keys:
+		s.st = stGround
+		return i, Cancel
+	case c == 0x7f:
+		return i + 1, Part // ignored
+	}
+	return i + 1, Control // C0: executed, the sequence goes on
 }
 
 func (s *Scanner) ss3Part(p []byte, i int) (int, Event) {
@@ -291,22 +299,11 @@ func (s *Scanner) csi(p []byte, i int) (int, Event) {
 				s.marker = c
 			} // a later marker is ignored, as in vt
 			i++
-		case c >= 0x20 && c <= 0x2f:
-			s.inter = c
+		default:
+			if n, ev := s.other(c, i); ev != Part {
+				return n, ev
+			}
 			i++
-		case c == esc || c >= 0x80:
-			s.st = stGround
-			return i, Cancel
-		case c == 0x18 || c == 0x1a:
-			s.st = stGround
-			return i + 1, Cancel
-		case s.Keys:
-			s.st = stGround
-			return i, Cancel
-		case c == 0x7f:
-			i++
-		default: // C0
-			return i + 1, Control
 		}
 	}
 	return i, Part
