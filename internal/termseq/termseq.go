@@ -2,9 +2,10 @@
 // sequences. It is the one scanner behind everything in ttymux that looks
 // at escape sequences: the completion detector and the key encoder's mode
 // tracking (session), the screen's query and alternate-screen scanner
-// (session/screen), the line renderer (session/reduce), the attach filter
-// (cmd/ttymux) and the gate's view of typed text (internal/gate). Because
-// they share it, they cannot disagree about where a sequence begins or ends.
+// (session/screen), the line renderer (session/reduce) and the gate's view
+// of typed text (internal/gate). Because they share it, they cannot disagree
+// about where a sequence begins or ends. (The attach filter in cmd/ttymux
+// keeps its own parser on purpose: it guards a terminal that is not vt.)
 //
 // It owns the grammar and nothing else: it reports what it found and leaves
 // the meaning (a mode switch, a title, a cursor motion) to its caller. It
