@@ -171,7 +171,12 @@ func (s *Scanner) next(p []byte) (int, Event) {
 			return len(p), Text
 		}
 		s.start = s.off
-		s.st, s.inter = stEsc, 0
+		s.inter = 0
+		if len(p) > 1 && p[1] == '[' { // the most common sequence, at once
+			s.st, s.marker, s.nparams, s.cur = stCSI, 0, 0, -1
+			return s.csi(p, 2)
+		}
+		s.st = stEsc
 		i = 1
 	}
 	switch s.st {
