@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ttymux/ttymux/fanout"
@@ -191,30 +192,33 @@ func TestRunReusesConnections(t *testing.T) {
 	}
 }
 
+// TestRunIdleRelease runs in a synctest bubble: time is its subject, so
+// the idle time passes on the bubble's clock, not the machine's.
 func TestRunIdleRelease(t *testing.T) {
-	n := newFakeNet(map[string]fakeHost{"a": {}})
-	r := newRunner(t, n, 20*time.Millisecond)
-	if _, err := r.Run(t.Context(), fanout.Request{Hosts: []string{"a"}, Command: "true"}); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for r.Held() != 0 { // the idle timer runs on its own goroutine
-		if time.Now().After(deadline) {
+	synctest.Test(t, func(t *testing.T) {
+		n := newFakeNet(map[string]fakeHost{"a": {}})
+		r := newRunner(t, n, 20*time.Millisecond)
+		if _, err := r.Run(t.Context(), fanout.Request{Hosts: []string{"a"}, Command: "true"}); err != nil {
+			t.Fatal(err)
+		}
+		// The idle timer runs on its own goroutine.
+		time.Sleep(20 * time.Millisecond)
+		synctest.Wait()
+		if r.Held() != 0 {
 			t.Fatal("connection still held long after the idle time")
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if _, refs := n.counts("a"); refs != 0 {
-		t.Fatalf("%d refs after the idle release", refs)
-	}
-	// Negative idle: released as soon as the host is done.
-	r2 := newRunner(t, n, -1)
-	if _, err := r2.Run(t.Context(), fanout.Request{Hosts: []string{"a"}, Command: "true"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, refs := n.counts("a"); refs != 0 || r2.Held() != 0 {
-		t.Fatalf("idle -1: %d refs, %d held", refs, r2.Held())
-	}
+		if _, refs := n.counts("a"); refs != 0 {
+			t.Fatalf("%d refs after the idle release", refs)
+		}
+		// Negative idle: released as soon as the host is done.
+		r2 := newRunner(t, n, -1)
+		if _, err := r2.Run(t.Context(), fanout.Request{Hosts: []string{"a"}, Command: "true"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, refs := n.counts("a"); refs != 0 || r2.Held() != 0 {
+			t.Fatalf("idle -1: %d refs, %d held", refs, r2.Held())
+		}
+	})
 }
 
 // TestRunTimeoutAndCancel: a host past its timeout is reported timeout

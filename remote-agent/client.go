@@ -1,21 +1,18 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"time"
 
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // This file is the minimal client the ttymux-agent command needs (ls,
-// stop). The full client, with streaming, is transport/agent.
-
-// requestTimeout bounds Dial and a request when ctx has no deadline.
-const requestTimeout = 10 * time.Second
+// stop). The full client, with streaming, is transport/agent; both speak
+// through internal/agentlink.
 
 // StatusError is a non-OK status an agent answered.
 type StatusError struct {
@@ -34,66 +31,35 @@ func (e *StatusError) Error() string {
 // headers. A version mismatch is a *agentproto.VersionError (wrapped) that
 // names both versions. ctx bounds the dial and the exchange only.
 func Dial(ctx context.Context, path string) (net.Conn, error) {
+	l, err := dial(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return l.Conn, nil // Handshake reads nothing past the header
+}
+
+func dial(ctx context.Context, path string) (*agentlink.Link, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, err
 	}
-	err = guard(ctx, c, func() error {
-		if err := agentproto.WriteHeader(c); err != nil {
-			return err
-		}
-		return agentproto.ReadHeader(c)
-	})
+	l, err := agentlink.Handshake(ctx, c)
 	if err != nil {
-		_ = c.Close() // err already set
 		return nil, fmt.Errorf("agent on %s: %w", path, err)
 	}
-	return c, nil
-}
-
-// guard runs fn with c's deadline bound to ctx (or requestTimeout), then
-// clears the deadline.
-func guard(ctx context.Context, c net.Conn, fn func() error) error {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(requestTimeout)
-	}
-	_ = c.SetDeadline(dl)
-	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
-	err := fn()
-	if !stop() && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
-		return err
-	}
-	return c.SetDeadline(time.Time{})
+	return l, nil
 }
 
 // request sends one request frame on a new connection and returns the
 // decoded reply, which is want or a Reply (a refusal).
 func request(ctx context.Context, path string, t agentproto.Type, payload []byte, want agentproto.Type) (any, error) {
-	c, err := Dial(ctx, path)
+	l, err := dial(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	var m any
-	err = guard(ctx, c, func() error {
-		if err := agentproto.WriteFrame(c, t, payload); err != nil {
-			return err
-		}
-		f, err := agentproto.ReadFrame(bufio.NewReader(c), nil)
-		if err != nil {
-			return err
-		}
-		if f.Type != want && f.Type != agentproto.TypeReply {
-			return fmt.Errorf("%w: got %s in answer to %s", agentproto.ErrBadFrame, f.Type, t)
-		}
-		m, err = agentproto.Unmarshal(f)
-		return err
-	})
+	defer l.Close()
+	m, err := l.Call(ctx, t, payload, want)
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", t, err)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
@@ -22,11 +24,15 @@ import (
 // socket it names (see TestPeerOtherUIDRefused).
 const peerHelperEnv = "TTYMUX_AGENT_TEST_PEER"
 
+// TestMain runs the peer helper when asked to, and otherwise the tests,
+// failing the run if a goroutine outlives them (STYLE.md 5: whoever starts a
+// goroutine waits for it). goleak retries for a while, since a goroutine
+// may still be finishing after the Wait that released its owner.
 func TestMain(m *testing.M) {
 	if sock := os.Getenv(peerHelperEnv); sock != "" {
 		os.Exit(peerHelper(sock))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // peerHelper asks for a List and an Attach and prints the answers.

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ttymux/ttymux/internal/ptytest"
 	"github.com/ttymux/ttymux/internal/serialport"
 	"github.com/ttymux/ttymux/internal/serialtest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
@@ -131,12 +131,10 @@ func TestSerialSession(t *testing.T) {
 	}
 	dev2.Write(t, want.String())
 	end := next + int64(want.Len())
-	deadline := time.Now().Add(waitTimeout)
-	for si, _ := ta.info(t, id); si.End < end; si, _ = ta.info(t, id) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent captured up to offset %d of %d while detached", si.End, end)
-		}
-		time.Sleep(5 * time.Millisecond) // polling List: there is no event for output
+	var got int64
+	// Polling List: there is no event for output.
+	if !testwait.Poll(t.Context(), waitTimeout, func() bool { si, _ := ta.info(t, id); got = si.End; return got >= end }) {
+		t.Fatalf("the agent captured up to offset %d of %d while detached", got, end)
 	}
 	tc2 := ta.attach(t, agentproto.Attach{ID: id, From: next}, agentproto.StatusAttached)
 	if tc2.rep.From != next || tc2.rep.Lost != 0 || tc2.rep.Kind != agentproto.KindSerial {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 )
 
@@ -80,12 +81,9 @@ func TestCancelledSendOutputComesBack(t *testing.T) {
 // reading its output.
 func waitState(t *testing.T, s *session.Session, want string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for s.Info().State != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("state is %q, want %q", s.Info().State, want)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a state no event announces
+	// Polling a state no event announces.
+	if !testwait.Poll(t.Context(), 15*time.Second, func() bool { return s.Info().State == want }) {
+		t.Fatalf("state is %q, want %q", s.Info().State, want)
 	}
 }
 
@@ -93,19 +91,16 @@ func waitState(t *testing.T, s *session.Session, want string) {
 // moving the read position.
 func waitScreen(t *testing.T, s *session.Session, want string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		r, err := s.Read(t.Context(), session.ReadRequest{Mode: "screen"})
-		if err != nil {
+	var r session.Result
+	// The screen has no change event for tests.
+	if !testwait.Poll(t.Context(), 15*time.Second, func() bool {
+		var err error
+		if r, err = s.Read(t.Context(), session.ReadRequest{Mode: "screen"}); err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(r.Output, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("screen lacks %q:\n%s", want, r.Output)
-		}
-		time.Sleep(10 * time.Millisecond) // the screen has no change event for tests
+		return strings.Contains(r.Output, want)
+	}) {
+		t.Fatalf("screen lacks %q:\n%s", want, r.Output)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -206,19 +207,14 @@ func TestShellLayerQuietCountsFromShellBack(t *testing.T) {
 	c.emit("sleep 0.5; echo slept\r\n")
 	// Wait until the echo is in and has been quiet well past every quiet
 	// the shell layer uses, with sleep owning the terminal.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !testwait.Poll(t.Context(), 10*time.Second, func() bool {
 		v, _, _, _ := s.evaluate(cmd)
 		if v.complete {
 			t.Fatalf("complete via %s while sleep runs", v.via)
 		}
-		if cmd.ranProgram && cmd.anchor >= 0 && time.Since(s.lastOutputAt()) > 2*shellQuietBare {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the echo was not taken")
-		}
-		time.Sleep(pollEvery)
+		return cmd.ranProgram && cmd.anchor >= 0 && time.Since(s.lastOutputAt()) > 2*shellQuietBare
+	}) {
+		t.Fatal("the echo was not taken")
 	}
 	c.setForeground(shell) // sleep ended; the shell has yet to run echo
 	if v, _, _, _ := s.evaluate(cmd); v.complete {

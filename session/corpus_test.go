@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/internal/sshdtest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session/reduce"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
@@ -1308,15 +1309,11 @@ func waitSettled(t *testing.T, s *Session, c *command, ss scriptStep) {
 		}
 		return true
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			s.mu.Lock()
-			b, _ := s.ring.AppendRange(nil, c.sendOff, s.ring.End())
-			s.mu.Unlock()
-			t.Fatalf("step %q did not finish as expected (%s); output since the send: %q", ss.name, ss.via, b)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testwait.Poll(t.Context(), 20*time.Second, cond) {
+		s.mu.Lock()
+		b, _ := s.ring.AppendRange(nil, c.sendOff, s.ring.End())
+		s.mu.Unlock()
+		t.Fatalf("step %q did not finish as expected (%s); output since the send: %q", ss.name, ss.via, b)
 	}
 	// Then let output be quiet: a program may draw more.
 	for {

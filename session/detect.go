@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/ttymux/ttymux/internal/termseq"
 )
 
 // markKind is the letter of an OSC 133 semantic prompt mark.
@@ -34,18 +36,19 @@ const maxOSC = 128
 // detector scans the terminal's output for what the completion verdict and
 // the key encoder need: ttymux's own OSC 133 marks (with the session's nonce,
 // so a nested shell's or a printed file's marks never count), bracketed-paste
-// mode and application-cursor-key mode. It carries its parser state across
-// Write calls, so its answer never depends on where the stream was split.
+// mode and application-cursor-key mode. Where sequences begin and end is
+// internal/termseq's to say, as for the screen and the renderer; it carries
+// its state across Write calls, so the answer never depends on where the
+// stream was split.
 //
 // It is not safe for concurrent use; the Session's mutex guards it.
 type detector struct {
 	nonce []byte // "ttymux=<nonce>"; empty disables mark detection
 
-	off   int64 // absolute offset of the next byte
-	state int
-	start int64  // offset of the ESC of the sequence being parsed
-	buf   []byte // CSI parameters or OSC payload collected so far
-	over  bool   // buf overflowed: the sequence is ignored
+	off  int64 // absolute offset of the next byte
+	seq  termseq.Scanner
+	buf  []byte // OSC payload collected so far
+	over bool   // buf overflowed: the string is ignored
 
 	marks []mark
 	count int // marks found so far, including those dropped from marks
@@ -64,16 +67,6 @@ type detector struct {
 	hiddenAt     int64
 }
 
-const (
-	stGround = iota
-	stEsc
-	stCSI
-	stOSC
-	stOSCEsc // ESC seen inside an OSC: a following '\' ends it (ST)
-	stString // DCS, SOS, PM, APC: skipped up to ST
-	stStringEsc
-)
-
 func newDetector(nonce string) *detector {
 	d := &detector{buf: make([]byte, 0, maxOSC)}
 	if nonce != "" {
@@ -85,89 +78,32 @@ func newDetector(nonce string) *detector {
 // Write scans p, the bytes that follow everything written before. It never
 // fails.
 func (d *detector) Write(p []byte) (int, error) {
-	n := len(p)
-	base := d.off
-	i := 0
-	for i < len(p) {
-		if d.state == stGround {
-			j := bytes.IndexByte(p[i:], 0x1b)
-			if j < 0 {
-				break
+	delta := d.off - d.seq.Offset() // the scanner's offsets to absolute ones
+	for i := 0; i < len(p); {
+		n, ev := d.seq.Next(p[i:])
+		switch ev {
+		case termseq.CSI:
+			d.csi(d.seq.Start() + delta)
+		case termseq.StringStart:
+			d.buf, d.over = d.buf[:0], false
+		case termseq.Data:
+			if d.seq.Kind() == ']' {
+				d.collect(p[i : i+n])
 			}
-			i += j
-			d.state = stEsc
-			d.start = base + int64(i)
-			i++
-			continue
-		}
-		c := p[i]
-		switch d.state {
-		case stEsc:
-			switch c {
-			case '[':
-				d.state, d.buf, d.over = stCSI, d.buf[:0], false
-			case ']':
-				d.state, d.buf, d.over = stOSC, d.buf[:0], false
-			case 'P', 'X', '^', '_':
-				d.state = stString
-			case 0x1b:
-				d.start = base + int64(i)
-			default:
-				d.state = stGround
+		case termseq.StringEnd:
+			if d.seq.Kind() == ']' && d.seq.Term().Dispatched() {
+				d.osc(d.seq.Start()+delta, d.seq.Offset()+delta)
 			}
-		case stCSI:
-			switch {
-			case c >= 0x40 && c <= 0x7e:
-				if !d.over {
-					d.csi(c)
-				}
-				d.state = stGround
-			case c == 0x1b:
-				d.state, d.start = stEsc, base+int64(i)
-			case c == 0x18 || c == 0x1a: // CAN, SUB abort the sequence
-				d.state = stGround
-			default:
-				d.collect(c)
-			}
-		case stOSC:
-			switch c {
-			case 0x07:
-				d.osc(base + int64(i) + 1)
-				d.state = stGround
-			case 0x1b:
-				d.state = stOSCEsc
-			case 0x18, 0x1a:
-				d.state = stGround
-			default:
-				d.collect(c)
-			}
-		case stOSCEsc:
-			if c == '\\' {
-				d.osc(base + int64(i) + 1)
-				d.state = stGround
-			} else {
-				// An ESC that is not ST aborts the OSC and starts a new sequence.
-				d.state, d.start = stEsc, base+int64(i)-1
-				continue
-			}
-		case stString:
-			if c == 0x1b {
-				d.state = stStringEsc
-			} else if c == 0x07 || c == 0x18 || c == 0x1a {
-				d.state = stGround
-			}
-		case stStringEsc:
-			if c == '\\' {
-				d.state = stGround
-			} else {
-				d.state, d.start = stEsc, base+int64(i)-1
-				continue
+		case termseq.Esc:
+			// ST (ESC \) right after a mark is its terminator.
+			if k := len(d.marks) - 1; d.seq.Final() == '\\' && d.seq.Inter() == 0 && k >= 0 && d.marks[k].end == d.seq.Start()+delta {
+				d.marks[k].end = d.seq.Offset() + delta
 			}
 		}
-		i++
+		i += n
 	}
-	d.off += int64(n)
-	return n, nil
+	d.off += int64(len(p))
+	return len(p), nil
 }
 
 // Skip accounts for n bytes of output that were lost before they reached
@@ -176,41 +112,43 @@ func (d *detector) Write(p []byte) (int, error) {
 // it; a sequence cut by the gap is dropped, as a terminal would lose it.
 func (d *detector) Skip(n int64) {
 	d.off += n
-	d.state = stGround
+	d.seq.Skip(n)
 	d.buf, d.over = d.buf[:0], false
 }
 
-func (d *detector) collect(c byte) {
-	if len(d.buf) < maxOSC {
-		d.buf = append(d.buf, c)
-	} else {
+func (d *detector) collect(p []byte) {
+	if d.over || len(d.buf)+len(p) > maxOSC {
 		d.over = true
+		return
 	}
+	d.buf = append(d.buf, p...)
 }
 
-// csi handles a complete CSI sequence; only DEC private modes matter here.
-func (d *detector) csi(final byte) {
-	if final != 'h' && final != 'l' || len(d.buf) == 0 || d.buf[0] != '?' {
+// csi handles a complete CSI sequence that began at off; only DEC private
+// modes matter here.
+func (d *detector) csi(off int64) {
+	final := d.seq.Final()
+	if final != 'h' && final != 'l' || d.seq.Marker() != '?' || d.seq.Inter() != 0 {
 		return
 	}
 	on := final == 'h'
-	for _, f := range bytes.Split(d.buf[1:], []byte{';'}) {
-		switch string(f) {
-		case "1":
+	for _, v := range d.seq.Params() {
+		switch v {
+		case 1:
 			d.appCursor = on
-		case "2004":
+		case 2004:
 			d.bracketedPaste = on
-		case "25":
+		case 25:
 			d.cursorHidden = !on
 			if !on {
-				d.hiddenAt = d.start
+				d.hiddenAt = off
 			}
 		}
 	}
 }
 
-// osc handles a complete OSC string ending just before end.
-func (d *detector) osc(end int64) {
+// osc handles a complete OSC string from off to end (past its terminator).
+func (d *detector) osc(off, end int64) {
 	if d.over || len(d.nonce) == 0 || !bytes.HasPrefix(d.buf, []byte("133;")) {
 		return
 	}
@@ -218,7 +156,7 @@ func (d *detector) osc(end int64) {
 	if len(fields) < 2 || len(fields[0]) != 1 || !bytes.Equal(fields[len(fields)-1], d.nonce) {
 		return
 	}
-	m := mark{kind: markKind(fields[0][0]), off: d.start, end: end}
+	m := mark{kind: markKind(fields[0][0]), off: off, end: end}
 	switch m.kind {
 	case markPromptEnd:
 		if len(d.promptEnds) == maxMarks {

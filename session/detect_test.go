@@ -2,7 +2,13 @@ package session
 
 import (
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/ttymux/ttymux/internal/termseq"
+	"github.com/ttymux/ttymux/internal/termseq/seqtest"
 )
 
 // detectorTranscript is a bash session with ttymux's marks, a foreign shell's
@@ -128,5 +134,60 @@ func BenchmarkDetector(b *testing.B) {
 	b.SetBytes(int64(len(chunk)))
 	for b.Loop() {
 		d.Write(chunk)
+	}
+}
+
+// TestDetectorAgreesWithTermseq checks the detector against the reference
+// segmentation of the shared corpus at every split: it finds a mark exactly
+// where termseq ends an OSC 133 string with the nonce, and the modes of the
+// last CSI ? h/l that sets them (issue #15: the detector, the screen, the
+// renderer and the gate once had a scanner each, and they disagreed).
+func TestDetectorAgreesWithTermseq(t *testing.T) {
+	found := 0
+	for _, c := range seqtest.Corpus {
+		var want []mark
+		wantPaste, wantCursor := false, false
+		segs := seqtest.Segments(termseq.Scanner{}, []byte(c.In))
+		for k, s := range segs {
+			switch s.Event {
+			case termseq.StringEnd:
+				f := strings.Split(s.Payload, ";")
+				if s.Kind != ']' || !s.Term.Dispatched() || len(f) < 3 || f[0] != "133" || f[len(f)-1] != "ttymux=n1" {
+					continue
+				}
+				m := mark{kind: markKind(f[1][0]), off: s.Start, end: s.Start + int64(len(s.Bytes))}
+				if m.kind == markDone {
+					m.status, _ = strconv.Atoi(f[2])
+				}
+				if k+1 < len(segs) && segs[k+1].Bytes == "\x1b\\" {
+					m.end += 2
+				}
+				want = append(want, m)
+			case termseq.CSI:
+				if s.Marker != '?' || s.Inter != 0 || s.Final != 'h' && s.Final != 'l' {
+					continue
+				}
+				for _, p := range strings.Split(s.Params, ";") {
+					switch p {
+					case "1":
+						wantCursor = s.Final == 'h'
+					case "2004":
+						wantPaste = s.Final == 'h'
+					}
+				}
+			}
+		}
+		for split := range len(c.In) + 1 {
+			d := newDetector("n1")
+			d.Write([]byte(c.In[:split]))
+			d.Write([]byte(c.In[split:]))
+			if !slices.Equal(d.marks, want) || d.bracketedPaste != wantPaste || d.appCursor != wantCursor {
+				t.Fatalf("%s, split at %d: marks %+v paste %v cursor %v; want %+v %v %v", c.Name, split, d.marks, d.bracketedPaste, d.appCursor, want, wantPaste, wantCursor)
+			}
+		}
+		found += len(want)
+	}
+	if found < 3 {
+		t.Fatalf("the corpus has %d marks; the test needs some", found)
 	}
 }

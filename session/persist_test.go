@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
@@ -157,19 +158,15 @@ func TestDetachAttach(t *testing.T) {
 		t.Fatalf("detach: %+v %v", info, err)
 	}
 	// Wait for the background job's output to exist in the agent.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// Polling another process's state.
+	if !testwait.Poll(ctx, 10*time.Second, func() bool {
 		kept, err := k.List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(kept) == 1 && kept[0].End > info.Bytes+80 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("output made while detached never reached the agent")
-		}
-		time.Sleep(20 * time.Millisecond) // polling another process's state
+		return len(kept) == 1 && kept[0].End > info.Bytes+80
+	}) {
+		t.Fatal("output made while detached never reached the agent")
 	}
 	s2, err := m.Attach(ctx, id)
 	if err != nil {
@@ -231,19 +228,16 @@ func TestOutputLostInTheAgentDoesNotWedge(t *testing.T) {
 	}
 	waitScreen(t, s, "head -c 2000000") // typed: the shell has the line before the detach
 	m1.CloseAll()                       // detached: the flood overruns the agent's ring
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		kept, err := k.List(ctx)
-		if err != nil {
+	var kept []transport.KeptSession
+	// The agent announces nothing to a detached client.
+	if !testwait.Poll(ctx, 30*time.Second, func() bool {
+		var err error
+		if kept, err = k.List(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if len(kept) == 1 && kept[0].End > 2000000 && kept[0].Foreground == "bash" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the flood did not finish: %+v", kept)
-		}
-		time.Sleep(20 * time.Millisecond) // the agent announces nothing to a detached client
+		return len(kept) == 1 && kept[0].End > 2000000 && kept[0].Foreground == "bash"
+	}) {
+		t.Fatalf("the flood did not finish: %+v", kept)
 	}
 	m2 := newPersistentManager(t, k)
 	s2, err := m2.Get(ctx, id)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/internal/serialtest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -144,12 +145,9 @@ func TestSerialPersistentRestart(t *testing.T) {
 	end := agentEnd(t, k, id)
 	later := ticks(before+1, total) + "# "
 	dev.Write(t, later)
-	deadline := time.Now().Add(10 * time.Second)
-	for agentEnd(t, k, id) < end+int64(len(later)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the agent did not capture the output printed while detached")
-		}
-		time.Sleep(5 * time.Millisecond) // polling the agent's list: no event for output
+	// Polling the agent's list: no event for output.
+	if !testwait.Poll(ctx, 10*time.Second, func() bool { return agentEnd(t, k, id) >= end+int64(len(later)) }) {
+		t.Fatalf("the agent did not capture the output printed while detached")
 	}
 
 	m2 := newSerialManager(t, k)
@@ -195,12 +193,9 @@ func TestSerialPersistentRestart(t *testing.T) {
 	// Unplugged, the session stays and says so.
 	dev.Unplug()
 	<-console
-	deadline = time.Now().Add(10 * time.Second)
-	for s2.Info().State != "disconnected" {
-		if time.Now().After(deadline) {
-			t.Fatalf("state after unplug: %q", s2.Info().State)
-		}
-		time.Sleep(5 * time.Millisecond) // polling the link state the agent reported
+	// Polling the link state the agent reported.
+	if !testwait.Poll(ctx, 10*time.Second, func() bool { return s2.Info().State == "disconnected" }) {
+		t.Fatalf("state after unplug: %q", s2.Info().State)
 	}
 	if _, err := m2.Close(ctx, id); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
@@ -451,12 +452,9 @@ func TestScreenAndAltScreen(t *testing.T) {
 // waitForeground waits (bounded) until name owns the session's terminal.
 func waitForeground(t *testing.T, s *session.Session, name string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Info().Foreground != name {
-		if time.Now().After(deadline) {
-			t.Fatalf("foreground is %q, want %q", s.Info().Foreground, name)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a kernel state: no event announces it
+	// Polling a kernel state: no event announces it.
+	if !testwait.Poll(t.Context(), 10*time.Second, func() bool { return s.Info().Foreground == name }) {
+		t.Fatalf("foreground is %q, want %q", s.Info().Foreground, name)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/policy"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
@@ -209,11 +210,7 @@ func TestApprovalMatrix(t *testing.T) {
 						t.Fatalf("refused: %s", resultText(res))
 					}
 					// The command runs in the terminal: wait for its effect.
-					deadline := time.Now().Add(10 * time.Second)
-					for !ran(dir) && time.Now().Before(deadline) {
-						time.Sleep(20 * time.Millisecond)
-					}
-					if !ran(dir) {
+					if !testwait.Poll(t.Context(), 10*time.Second, func() bool { return ran(dir) }) {
 						t.Fatalf("approved command did not run: %s", resultText(res))
 					}
 				} else {

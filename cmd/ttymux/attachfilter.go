@@ -24,6 +24,14 @@ import (
 // It keeps state across writes, so a sequence split between two reads of
 // the session is judged whole; a sequence that grows past its bound is
 // dropped whole.
+//
+// It reads the stream with its own small parser, not internal/termseq
+// (which the screen, the renderer and the detector share, with vt's
+// grammar): it protects a terminal that is not vt and may be tmux, so it
+// reads the stream as the most permissive of them would and drops more
+// rather than less. A doubled ESC inside a DCS stays inside it (tmux
+// passthrough, whose payload tmux would hand to the outer terminal), and a
+// string past its bound is dropped to its end instead of shown.
 type termFilter struct {
 	state int
 	seq   []byte // the sequence being collected (ESC included)

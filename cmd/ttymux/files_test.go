@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/sshdtest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
@@ -582,16 +583,9 @@ func TestFilesSSHCancelled(t *testing.T) {
 		t.Fatal("the cancelled upload returned a result")
 	}
 	// The server removes the partial file as the call unwinds.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ents, _ := os.ReadDir(remote)
-		if len(ents) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a cancelled upload left %v", ents)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var ents []os.DirEntry
+	if !testwait.Poll(t.Context(), 60*time.Second, func() bool { ents, _ = os.ReadDir(remote); return len(ents) == 0 }) {
+		t.Fatalf("a cancelled upload left %v", ents)
 	}
 	// And the next transfer on the same connection works.
 	var out FileOut

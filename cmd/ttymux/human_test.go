@@ -15,6 +15,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	daemon "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -151,12 +152,8 @@ func listed(t *testing.T, sock, id string) transport.KeptSession {
 // event for a resize).
 func waitSize(t *testing.T, sock, id string, sz transport.Size) {
 	t.Helper()
-	deadline := time.Now().Add(humanWait)
-	for listed(t, sock, id).Size != sz {
-		if time.Now().After(deadline) {
-			t.Fatalf("session %s never got size %dx%d", id, sz.Rows, sz.Cols)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
+	if !testwait.Poll(t.Context(), humanWait, func() bool { return listed(t, sock, id).Size == sz }) {
+		t.Fatalf("session %s never got size %dx%d", id, sz.Rows, sz.Cols)
 	}
 }
 

@@ -319,16 +319,5 @@ func TestProgressNotifications(t *testing.T) {
 // waitSleeping waits (bounded) until list shows sleep in the foreground.
 func waitSleeping(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var l ListOut
-		call(t, cs, "list", map[string]any{}, &l)
-		if len(l.Sessions) == 1 && l.Sessions[0].Foreground == "sleep" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("sleep never started")
-		}
-		time.Sleep(10 * time.Millisecond) // polling kernel state: no event announces it
-	}
+	waitSleepingIn(t, cs) // polling kernel state: no event announces it
 }

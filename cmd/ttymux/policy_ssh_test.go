@@ -12,6 +12,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/sshdtest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
@@ -107,11 +108,7 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 			// The result may come before the shell ran it when late output of
 			// an earlier command ends the wait (a verdict matter, not the
 			// policy's): wait for the effect.
-			deadline := time.Now().Add(10 * time.Second)
-			for _, err := os.Stat(filepath.Join(scratch, "y")); err != nil && time.Now().Before(deadline); _, err = os.Stat(filepath.Join(scratch, "y")) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if _, err := os.Stat(filepath.Join(scratch, "y")); err != nil {
+			if !testwait.Poll(t.Context(), 10*time.Second, func() bool { _, err := os.Stat(filepath.Join(scratch, "y")); return err == nil }) {
 				var scr session.Result
 				call(t, rig.cs, "read", map[string]any{"session_id": open.ID, "mode": "screen"}, &scr)
 				t.Fatalf("an accepted command did not run: %+v\n%s", r, scr.Output)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/sshdtest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
@@ -236,22 +237,18 @@ func TestCloseRemotePersistentEndsIt(t *testing.T) {
 	if !out.Closed {
 		t.Fatalf("close: %+v", out)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		var list ListOut
+	var list ListOut
+	// The agent records the exit asynchronously; no event reaches the client.
+	if !testwait.Poll(t.Context(), 15*time.Second, func() bool {
+		list = ListOut{}
 		do("list", map[string]any{"host": "box"}, &list)
-		running := 0
 		for _, s := range list.Sessions {
 			if s.ID == open.ID && s.State != "exited" {
-				running++
+				return false
 			}
 		}
-		if running == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after close the host's agent still runs %s: %+v", open.ID, list.Sessions)
-		}
-		time.Sleep(50 * time.Millisecond) // the agent records the exit asynchronously; no event reaches the client
+		return true
+	}) {
+		t.Fatalf("after close the host's agent still runs %s: %+v", open.ID, list.Sessions)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/session"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -67,12 +68,9 @@ func TestSerialPersistentKillNine(t *testing.T) {
 	if _, err := router.master.Write([]byte(ticks.String())); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for end() < want {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent did not capture what the device printed while no server ran")
-		}
-		time.Sleep(5 * time.Millisecond) // polling the agent's list: no event for output
+	// Polling the agent's list: no event for output.
+	if !testwait.Poll(t.Context(), 10*time.Second, func() bool { return end() >= want }) {
+		t.Fatal("the agent did not capture what the device printed while no server ran")
 	}
 
 	_, cs2, stderr2 := startServer()

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ttymux/ttymux/internal/termseq"
 )
 
 // A Finding says why a command line is held.
@@ -81,13 +83,29 @@ func variants(text string) []string {
 			return -1
 		}
 		return r
-	}, escSeq.ReplaceAllString(text, ""))
+	}, stripKeys(text))
 	return []string{split, stripped}
 }
 
-// escSeq is an escape sequence as a key sends it (CSI, SS3, or ESC and one
-// character): in typed text it moves the cursor or edits the line.
-var escSeq = regexp.MustCompile(`\x1b(?:\[[0-?]*[ -/]*[@-~]|O.|.)`)
+// stripKeys returns text without the escape sequences keys send (CSI, SS3,
+// or ESC and one character: in typed text they move the cursor or edit the
+// line), as internal/termseq reads keyboard input.
+func stripKeys(text string) string {
+	if !strings.Contains(text, "\x1b") {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	sc := termseq.Scanner{Keys: true}
+	for p := []byte(text); len(p) > 0; {
+		n, ev := sc.Next(p)
+		if ev == termseq.Text {
+			b.Write(p[:n])
+		}
+		p = p[n:]
+	}
+	return b.String()
+}
 
 func finding(rule, line string) *Finding {
 	line = strings.TrimSpace(line)

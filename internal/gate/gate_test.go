@@ -75,6 +75,9 @@ func TestCheck(t *testing.T) {
 		{"raw ctrl+u kills the prefix", "echo \x15rm -rf /", true},
 		{"raw ctrl+v inside the target", "rm -rf \x16/", true},
 		{"escape sequence inside", "rm -rf \x1b[C/", true},
+		{"application cursor key inside", "rm -rf \x1bOC/", true},
+		{"alt+key inside", "r\x1bbm -rf /", true},
+		{"csi with parameters inside", "rm -rf \x1b[1;5C/", true},
 
 		// What a shell parser sees and the patterns did not.
 		{"quotes split the name", `r""m -rf /`, true},

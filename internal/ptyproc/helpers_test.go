@@ -11,6 +11,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/ptyproc"
 	"github.com/ttymux/ttymux/internal/ptytest"
+	"github.com/ttymux/ttymux/internal/testwait"
 )
 
 // testTimeout bounds every wait; generous because -race on two cores is slow.
@@ -74,15 +75,15 @@ func write(t *testing.T, w io.Writer, s string) {
 	}
 }
 
-// output, pump and waitFor are internal/ptytest's helpers, bound to this
-// package's testTimeout.
+// output and pump are internal/ptytest's helpers, waitFor is
+// internal/testwait's, bound to this package's testTimeout.
 type output = ptytest.Output
 
 func pump(t *testing.T, rc io.ReadCloser) *output { return ptytest.Pump(t, rc, testTimeout) }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	ptytest.WaitFor(t, what, testTimeout, cond)
+	testwait.Until(t, what, testTimeout, cond)
 }
 
 // crlf undoes the terminal's ONLCR output mapping.

@@ -101,21 +101,5 @@ func (o *Output) Wait(t testing.TB) (string, error) {
 	return string(o.buf), o.err
 }
 
-// WaitFor polls cond every few milliseconds until it holds, at most timeout.
-func WaitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // Done is closed when the reader has stopped.
 func (o *Output) Done() <-chan struct{} { return o.done }

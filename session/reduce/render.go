@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ttymux/ttymux/internal/termseq"
 )
 
 // DefaultWindow is the number of recent lines a Renderer holds back so that
@@ -31,19 +33,8 @@ const (
 	// terminal's rows are never this wide; on wider rows they are ignored,
 	// which can leave text that a terminal would have erased but never
 	// hides any.
-	maxEdit   = 4096
-	maxParams = 16
-	maxParam  = 1 << 16
-)
-
-type state uint8
-
-const (
-	stGround state = iota
-	stEsc          // after ESC
-	stCSI          // after ESC [
-	stStr          // inside OSC, DCS, SOS, PM or APC
-	stStrEsc       // ESC seen inside a string: ESC \ ends it
+	maxEdit  = 4096
+	maxParam = 1 << 16
 )
 
 // A Renderer turns a terminal output stream into the lines a terminal would
@@ -64,9 +55,11 @@ const (
 // cursor move (CSI H, f, d) and the restore is a status line painted
 // elsewhere on the screen (apt's "Progress: [ 40%]") and is dropped.
 //
-// Everything else is stripped: SGR colours and other CSI sequences, OSC
-// strings (ended by BEL or ESC \), DCS, SOS, PM and APC strings, two-byte
-// ESC sequences, C0 controls other than those above, and C1 controls. CSI 1J
+// Everything else is stripped: SGR colours and other CSI sequences, OSC,
+// DCS, SOS, PM and APC strings, other ESC sequences, and C0 controls other
+// than those above; where a sequence ends is internal/termseq's to say, as
+// for the screen and the completion detector. 8-bit C1 bytes are not
+// controls in a UTF-8 stream: they show as U+FFFD. CSI 1J
 // and 2J (clear screen) are ignored so that no output disappears. Invalid
 // UTF-8 becomes U+FFFD, one per invalid byte, so a line never holds invalid
 // UTF-8 or an ESC byte.
@@ -119,15 +112,13 @@ type Renderer struct {
 	armed    bool // saved and not yet restored: an absolute move detaches
 	detached bool // text is going to a status line elsewhere: drop it
 
-	// Parser state carried between Writes.
-	st       state
-	escInter bool // an intermediate byte followed the ESC
-	private  bool // CSI had a private marker (< = > ?) or intermediate
-	nparam   int
-	params   [maxParams]int
-	strLen   int
-	part     [utf8.UTFMax]byte // the start of a UTF-8 character split by a Write
-	npart    int
+	// Parser state carried between Writes. seq reads the escape sequences
+	// (internal/termseq, the scanner the screen and the detector use too);
+	// text and the controls in it are the Renderer's, and seq does not see
+	// them, so its offsets are not the stream's.
+	seq   termseq.Scanner
+	part  [utf8.UTFMax]byte // the start of a UTF-8 character split by a Write
+	npart int
 
 	// noBulk says the line at the cursor is not plain text (see bulk),
 	// so that Write does not look at it again before the next line.
@@ -235,6 +226,7 @@ func (r *Renderer) init() {
 	}
 	r.ring = make([]row, w)
 	r.n = 1
+	r.seq.MaxString = maxString
 }
 
 // row returns row i of the window, 0 <= i < len(r.ring).
@@ -317,8 +309,7 @@ func (r *Renderer) Write(p []byte) (int, error) {
 		p = r.finishRune(p)
 	}
 	for len(p) > 0 {
-		switch r.st {
-		case stGround:
+		if r.seq.Ground() {
 			if l := r.row(r.y); !r.noBulk && !r.slow && r.x == 0 && r.y == r.n-1 && !r.detached && l.w == 0 && !l.useCells {
 				p = p[r.bulk(p):]
 				if len(p) == 0 {
@@ -333,70 +324,29 @@ func (r *Renderer) Write(p []byte) (int, error) {
 					break
 				}
 			}
-			c := p[0]
-			p = p[1:]
-			if c == 0x1b {
-				r.st, r.escInter = stEsc, false
-			} else {
+			if c := p[0]; c != 0x1b {
+				p = p[1:]
 				r.control(c)
-			}
-		case stEsc:
-			c := p[0]
-			if c >= 0x80 {
-				r.st = stGround // abandon the sequence; c is text
 				continue
 			}
-			p = p[1:]
-			r.escByte(c)
-		case stCSI:
-			i := 0
-			for i < len(p) && r.st == stCSI {
-				c := p[i]
-				if c >= 0x80 {
-					r.st = stGround // abandon the sequence; c is text
-					break
-				}
-				i++
-				if c >= '0' && c <= '9' && r.nparam > 0 {
-					if q := &r.params[r.nparam-1]; *q < maxParam {
-						*q = *q*10 + int(c-'0')
-					}
-					continue
-				}
-				r.csiByte(c)
-			}
-			p = p[i:]
-		case stStr:
-			i := bytes.IndexAny(p, "\x07\x18\x1a\x1b")
-			room := maxString - r.strLen
-			if i < 0 && len(p) <= room {
-				r.strLen += len(p)
-				p = nil
-				break
-			}
-			if i < 0 || i > room {
-				// Too long to be a real string: show the rest as text.
-				p = p[room:]
-				r.st = stGround
-				break
-			}
-			c := p[i]
-			p = p[i+1:]
-			if c == 0x1b {
-				r.st = stStrEsc
-			} else {
-				r.st = stGround
-			}
-		case stStrEsc:
-			if p[0] == '\\' {
-				p = p[1:]
-				r.st = stGround
-			} else {
-				// ESC not followed by '\' ends the string and starts a
-				// new escape sequence with this byte.
-				r.st, r.escInter = stEsc, false
+		}
+		k, ev := r.seq.Next(p)
+		switch ev {
+		case termseq.Control:
+			r.control(p[k-1])
+		case termseq.Esc:
+			if r.seq.Inter() == 0 {
+				r.esc(r.seq.Final())
+			} // else ESC ( B and the like: charsets, ignored
+		case termseq.CSI:
+			if r.seq.Marker() == 0 && r.seq.Inter() == 0 {
+				r.csi(r.seq.Final())
 			}
 		}
+		// Text cannot come (the scanner was given text only at an ESC);
+		// strings are dropped; a cancelled sequence leaves the byte that
+		// cancelled it, if it did not consume it, to be read as text.
+		p = p[k:]
 	}
 	return n, nil
 }
@@ -808,92 +758,38 @@ func (r *Renderer) restore() {
 	r.y, r.x = y, r.savedX
 }
 
-func (r *Renderer) escByte(c byte) {
-	switch {
-	case c == 0x1b:
-		r.escInter = false // ESC ESC: start over
-	case c == 0x18 || c == 0x1a: // CAN, SUB cancel
-		r.st = stGround
-	case c < 0x20:
-		r.control(c)
-	case c < 0x30: // intermediate
-		r.escInter = true
-	case c == 0x7f:
-	default:
-		r.st = stGround
-		if r.escInter {
-			return // ESC ( B and the like: charsets, ignored
+// esc executes an escape sequence without intermediates.
+func (r *Renderer) esc(final byte) {
+	switch final {
+	case '7':
+		if !r.detached {
+			r.save()
 		}
-		switch c {
-		case '[':
-			r.st, r.private, r.nparam, r.params[0] = stCSI, false, 0, 0
-		case ']', 'P', 'X', '^', '_':
-			r.st, r.strLen = stStr, 0
-		case '7':
-			if !r.detached {
-				r.save()
-			}
-		case '8':
-			r.restore()
-		case 'D': // IND: down one line, same column
-			if !r.detached {
-				x := r.x
-				r.lf(false)
-				r.x = x
-			}
-		case 'E': // NEL
-			if !r.detached {
-				r.lf(false)
-			}
-		case 'M': // RI: up one line
-			if !r.detached {
-				r.up(1)
-			}
+	case '8':
+		r.restore()
+	case 'D': // IND: down one line, same column
+		if !r.detached {
+			x := r.x
+			r.lf(false)
+			r.x = x
 		}
-	}
-}
-
-func (r *Renderer) csiByte(c byte) {
-	switch {
-	case c >= '0' && c <= '9':
-		if r.nparam == 0 {
-			r.nparam = 1
+	case 'E': // NEL
+		if !r.detached {
+			r.lf(false)
 		}
-		if p := &r.params[r.nparam-1]; *p < maxParam {
-			*p = *p*10 + int(c-'0')
+	case 'M': // RI: up one line
+		if !r.detached {
+			r.up(1)
 		}
-	case c == ';' || c == ':':
-		if r.nparam == 0 {
-			r.nparam = 1
-		}
-		if r.nparam < maxParams {
-			r.params[r.nparam] = 0
-			r.nparam++
-		}
-	case c >= '<' && c <= '?':
-		r.private = true
-	case c >= 0x20 && c < 0x30: // intermediate
-		r.private = true
-	case c >= 0x40 && c <= 0x7e:
-		r.st = stGround
-		if !r.private {
-			r.csi(c)
-		}
-	case c == 0x1b:
-		r.st, r.escInter = stEsc, false
-	case c == 0x18 || c == 0x1a:
-		r.st = stGround
-	case c < 0x20:
-		r.control(c)
 	}
 }
 
 // param returns parameter i, or def if it is absent or zero.
 func (r *Renderer) param(i, def int) int {
-	if i >= r.nparam || r.params[i] == 0 {
-		return def
+	if v := r.seq.Param(i, 0); v != 0 {
+		return min(v, maxParam)
 	}
-	return r.params[i]
+	return def
 }
 
 // csi executes a CSI sequence without private marker or intermediates.
@@ -938,7 +834,7 @@ func (r *Renderer) csi(final byte) {
 	case 'X': // ECH
 		r.eraseChars(n)
 	case 's': // SCOSC, when it has no parameters (else DECSLRM)
-		if r.nparam == 0 {
+		if ps := r.seq.Params(); len(ps) == 1 && ps[0] < 0 {
 			r.save()
 		}
 	case 'u': // SCORC
@@ -1025,10 +921,9 @@ func (r *Renderer) Flush() {
 	if r.npart > 0 {
 		part := r.part[:r.npart]
 		r.npart = 0
-		r.st = stGround
 		r.printable(part, false)
 	}
-	r.st = stGround
+	r.seq.Skip(0) // drops an unfinished sequence
 	r.detached, r.armed, r.saved = false, false, false
 	for i := 0; i < r.n; i++ {
 		l := r.row(i)

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ttymux/ttymux/internal/termseq"
+	"github.com/ttymux/ttymux/internal/termseq/seqtest"
 )
 
 // renderTests are transcripts with the lines a terminal leaves for them.
@@ -405,5 +408,37 @@ func TestRenderLongLineEdits(t *testing.T) {
 	lines := Render(in)
 	if len(lines) != 1 || utf8.RuneCountInString(lines[0]) != n-k {
 		t.Fatalf("got %d lines of %d characters, want 1 of %d", len(lines), utf8.RuneCountInString(lines[0]), n-k)
+	}
+}
+
+// TestRenderAgreesWithTermseq checks the renderer against the reference
+// segmentation of the shared corpus at every split: taking out every
+// sequence termseq finds that the renderer does not implement (keeping the
+// controls executed inside them) leaves the rendered lines as they were, so
+// the renderer strips exactly what termseq calls a sequence (issue #15).
+func TestRenderAgreesWithTermseq(t *testing.T) {
+	for _, c := range seqtest.Corpus {
+		var kept []byte
+		for _, s := range seqtest.Segments(termseq.Scanner{MaxString: maxString}, []byte(c.In)) {
+			switch {
+			case s.Event == termseq.Text,
+				s.Event == termseq.CSI && s.Marker == 0 && s.Inter == 0 && strings.IndexByte("ABCDEFG`KJP@XsuHfd", s.Final) >= 0,
+				s.Event == termseq.Esc && s.Inter == 0 && strings.IndexByte("78DEM", s.Final) >= 0:
+				kept = append(kept, s.Bytes...)
+			case s.Event != termseq.StringEnd:
+				kept = append(kept, s.Controls...)
+			}
+		}
+		want := Render(kept)
+		for split := range len(c.In) + 1 {
+			var got []string
+			r := Renderer{Emit: func(s string, _ int64) { got = append(got, s) }}
+			r.Write([]byte(c.In[:split]))
+			r.Write([]byte(c.In[split:]))
+			r.Flush()
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, split at %d: %q, want %q", c.Name, split, got, want)
+			}
+		}
 	}
 }

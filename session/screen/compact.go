@@ -58,12 +58,12 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 	buf := b.buf
 	lo, limit := b.cleanFrom, len(buf)
 	var partial []byte
-	if sc.st != stGround {
+	if !sc.inGround() {
 		// An unfinished sequence at the end: keep it out of the tail
 		// search, and append it (or its introducer) last.
-		limit = sc.escStart
+		limit = sc.escStart()
 		partial = buf[limit:]
-		if sc.st == stString && len(partial) > maxPartial {
+		if sc.seq.InString() && len(partial) > maxPartial {
 			partial = partial[:2]
 		}
 	}
@@ -96,8 +96,8 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 	rs := scanner{alt: b.startAlt}
 	rs.scan(&nb, out, 0)
 	nsc.alt = rs.alt
-	if sc.st != stGround {
-		nsc.escStart = len(out) - len(partial)
+	if !sc.inGround() {
+		nsc.esc = len(out) - len(partial)
 	}
 	return nb, nsc
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ttymux/ttymux/internal/testwait"
 )
 
 // hasEmulator reports whether s has created its emulator.
@@ -23,12 +25,16 @@ func settle() { time.Sleep(5 * quietDelay) }
 // waitUntil polls cond until it holds.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %v", what, waitTimeout)
-		}
-		time.Sleep(time.Millisecond)
+	testwait.Until(t, what, waitTimeout, cond)
+}
+
+// waitGoroutines waits until no more goroutines run than before: exited
+// goroutines leave the count shortly after they end.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	if !testwait.Poll(t.Context(), waitTimeout, func() bool { return runtime.NumGoroutine() <= before }) {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
 	}
 }
 
@@ -274,12 +280,5 @@ func TestLazyClose(t *testing.T) {
 		t.Errorf("answered after Close: %q", got)
 	}
 
-	deadline := time.Now().Add(waitTimeout)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		runtime.Gosched()
-	}
+	waitGoroutines(t, before)
 }

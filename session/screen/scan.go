@@ -1,6 +1,10 @@
 package screen
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/ttymux/ttymux/internal/termseq"
+)
 
 // This file holds the cheap byte scanner that runs on every Write. It does
 // not interpret the stream; it looks only for what must be known before the
@@ -14,25 +18,14 @@ import "bytes"
 //   - control strings (OSC, DCS, SOS, PM, APC), so that a flood is never cut
 //     inside one, and the window title (OSC 0 and 2).
 //
-// Its state machine follows the DEC ANSI parser that vt uses
-// (https://vt100.net/emu/dec_ansi_parser, charmbracelet/x/ansi
-// parser/transition_table.go) closely enough that both see the same escape
-// sequences in ordinary output. It recognises 7-bit introducers only: a stray
-// 8-bit C1 byte (0x9B as CSI) or an ESC swallowed by vt as the continuation of
-// a broken UTF-8 sequence can make the two disagree; Screen resynchronises
-// the alternate-screen flag from the emulator after each catch-up.
+// Where a sequence begins and ends is internal/termseq's to say, the one
+// scanner every part of ttymux uses; its grammar is vt's, for 7-bit
+// introducers. vt itself is an emulator we do not own: a sequence vt reads
+// otherwise than termseq (vt starts a UTF-8 character inside an escape
+// sequence, for one) can leave the two apart on the alternate-screen flag,
+// so Screen resynchronises it from the emulator after each catch-up.
 
 const esc = 0x1b
-
-// scanState is where the scanner is inside an escape sequence.
-type scanState uint8
-
-const (
-	stGround scanState = iota // text
-	stEsc                     // after ESC
-	stCSI                     // inside a control sequence (ESC [)
-	stString                  // inside a control string (ESC ] / P / X / ^ / _)
-)
 
 // oscPhase is how far into an OSC string the scanner has parsed.
 type oscPhase uint8
@@ -46,7 +39,6 @@ const (
 
 const (
 	maxTitleLen = 1024    // longer titles are truncated
-	maxParams   = 16      // CSI parameters looked at
 	maxParamVal = 1 << 20 // larger parameter values are clamped
 )
 
@@ -98,7 +90,7 @@ func (b *backlog) reset(sc *scanner) {
 	b.lines = 0
 	b.startAlt = sc.alt
 	b.cleanFrom = 0
-	if sc.st != stGround {
+	if !sc.inGround() {
 		b.cleanFrom = -1
 	}
 	b.trans = b.trans[:0]
@@ -110,22 +102,18 @@ func (b *backlog) reset(sc *scanner) {
 // A scanner carries the parse state of the byte stream across Writes, so
 // that a sequence split between two chunks is seen like an unsplit one.
 type scanner struct {
-	st       scanState
+	seq termseq.Scanner
+	// esc is the backlog offset of the ESC that began the sequence in
+	// progress, as of the end of the last scan; it may be < 0. During a
+	// scan, a sequence that began at stream offset callOff or later began
+	// at backlog offset callBase plus the difference.
+	esc      int
+	callOff  int64
+	callBase int
 	alt      bool   // alternate screen active at the end of what was scanned
 	title    string // last window title set by OSC 0 or 2
-	escStart int    // backlog offset of the ESC that began the current sequence
 
-	// Control sequence being read.
-	marker  byte // private marker '<', '=', '>' or '?', or 0
-	inter   byte // intermediate byte 0x20-0x2F, or 0
-	nparams int
-	params  [maxParams]int // -1 for an empty parameter
-	cur     int            // parameter being read, -1 if no digit yet
-
-	// Control string being read.
-	kind     byte // ']', 'P', 'X', '^' or '_'
-	dcsFirst bool // next byte is the first after ESC P
-	prevHigh bool // the last byte of the string so far is 0x80 or above
+	// OSC string being read.
 	phase    oscPhase
 	oscCmd   int
 	titleBuf []byte
@@ -141,202 +129,122 @@ type scanner struct {
 	queries []span
 }
 
+// ground reports whether the scanner is between sequences.
+func (sc *scanner) inGround() bool { return sc.seq.Ground() }
+
+// escStart returns the backlog offset of the ESC that began the current
+// sequence; it may be < 0.
+func (sc *scanner) escStart() int {
+	if st := sc.seq.Start(); st >= sc.callOff {
+		return sc.callBase + int(st-sc.callOff)
+	}
+	return sc.esc
+}
+
 // rebase shifts the scanner's offsets after the first n bytes of the
 // backlog were taken away.
-func (sc *scanner) rebase(n int) { sc.escStart -= n }
-
-// stringEnd marks the bytes that end a control string: BEL (OSC only), CAN,
-// SUB, ESC and ST (0x9C), as in the vt transition table.
-var stringEnd = func() (t [256]bool) {
-	for _, c := range []byte{0x07, 0x18, 0x1a, esc, 0x9c} {
-		t[c] = true
-	}
-	return t
-}()
+func (sc *scanner) rebase(n int) { sc.esc -= n }
 
 // scan advances the scanner over p, the bytes at offsets base.. of b, and
 // records transitions and holes in b. It reports whether p contains the end
 // of a terminal query.
 func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
+	sc.callOff, sc.callBase = sc.seq.Offset(), base
 	for i := 0; i < len(p); {
-		switch sc.st {
-		case stGround:
-			j := bytes.IndexByte(p[i:], esc)
-			if j < 0 {
-				return query
-			}
-			i += j
-			sc.st, sc.escStart = stEsc, base+i
-			i++
-
-		case stEsc:
-			c := p[i]
-			i++
-			switch {
-			case c == '[':
-				sc.st = stCSI
-				sc.marker, sc.inter, sc.nparams, sc.cur = 0, 0, 0, -1
-			case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
-				sc.st, sc.kind = stString, c
-				sc.dcsFirst, sc.prevHigh = c == 'P', false
-				sc.phase, sc.oscCmd = oscNumber, 0
-				sc.titleBuf = sc.titleBuf[:0]
-				if c != ']' {
-					sc.phase = oscSkip
-				}
-			case c == 'c': // RIS
-				b.trans = append(b.trans, transition{start: sc.escStart, end: base + i, kind: ris})
+		n, ev := sc.seq.Next(p[i:])
+		i += n
+		switch ev {
+		case termseq.Esc:
+			if sc.seq.Final() == 'c' && sc.seq.Inter() == 0 { // RIS
+				b.trans = append(b.trans, transition{start: sc.escStart(), end: base + i, kind: ris})
 				sc.alt = false
-				sc.ground(b, base+i)
-			case c == esc:
-				sc.escStart = base + i - 1
-			case c == 0x18 || c == 0x1a:
-				sc.ground(b, base+i)
-			case c < 0x20 || c == 0x7f:
-				// Executed or ignored; the sequence goes on.
-			default:
-				// Any other escape sequence (ESC ( B, ESC 7, ...) is of no
-				// interest; its remaining bytes are harmless in the ground
-				// state, where only ESC matters.
-				sc.ground(b, base+i)
 			}
-
-		case stCSI:
-			// Parameters first, in a tight loop: they are most of the bytes.
-			for i < len(p) && sc.inter == 0 {
-				c := p[i]
-				if c >= '0' && c <= '9' {
-					sc.cur = min(max(sc.cur, 0)*10+int(c-'0'), maxParamVal)
-				} else if c == ';' || c == ':' {
-					sc.pushParam()
-				} else {
-					break
-				}
-				i++
+			sc.ground(b, base+i)
+		case termseq.CSI:
+			if sc.dispatchCSI(b, base+i) {
+				query = true
+				sc.queries = append(sc.queries, span{sc.escStart(), base + i})
 			}
-			if i == len(p) {
-				return query
+			sc.ground(b, base+i)
+		case termseq.Cancel:
+			sc.ground(b, base+i)
+		case termseq.StringStart:
+			sc.phase, sc.oscCmd = oscNumber, 0
+			sc.titleBuf = sc.titleBuf[:0]
+			if sc.seq.Kind() != ']' {
+				sc.phase = oscSkip
 			}
-			c := p[i]
-			i++
-			switch {
-			case sc.inter != 0 && c >= 0x30 && c <= 0x3f:
-				// A parameter byte after an intermediate: vt drops the
-				// sequence and is back in the ground state.
-				sc.ground(b, base+i)
-			case c >= 0x3c && c <= 0x3f:
-				// A private marker counts only first; later, vt ignores it.
-				if sc.nparams == 0 && sc.cur < 0 && sc.marker == 0 {
-					sc.marker = c
-				}
-			case c >= 0x20 && c <= 0x2f:
-				sc.inter = c
-			case c >= 0x40 && c <= 0x7e:
-				sc.pushParam()
-				if sc.dispatchCSI(b, c, base+i) {
-					query = true
-					sc.queries = append(sc.queries, span{sc.escStart, base + i})
-				}
-				sc.ground(b, base+i)
-			case c == esc:
-				sc.st, sc.escStart = stEsc, base+i-1
-			case c == 0x18 || c == 0x1a:
-				sc.ground(b, base+i)
-			case c < 0x20 || c == 0x7f:
-				// Executed or ignored; the sequence goes on.
-			default:
-				// 8-bit bytes end the sequence in vt's parser.
-				sc.ground(b, base+i)
+		case termseq.Data:
+			if sc.data(b, p[i-n:i], base+i-n) {
+				query = true
 			}
-
-		case stString:
-			if sc.dcsFirst {
-				// vt takes an ESC right after ESC P as data (tmux passthrough).
-				sc.dcsFirst = false
-				if p[i] == esc {
-					i++
-					continue
-				}
-			}
-			if sc.phase == oscNumber || sc.phase == oscQuery {
-				c := p[i]
-				if stringEnd[c] {
-					sc.phase = oscSkip // let the terminator code below end it
-					continue
-				}
-				i++
-				switch {
-				case sc.phase == oscQuery:
-					if c == '?' {
-						query = true
-						sc.queries = append(sc.queries, span{sc.escStart, -1})
-					}
-					sc.phase = oscSkip
-				case c >= '0' && c <= '9':
-					sc.oscCmd = min(sc.oscCmd*10+int(c-'0'), maxParamVal)
-				case c == ';' && (sc.oscCmd == 0 || sc.oscCmd == 2):
-					sc.phase = oscTitle
-				case c == ';' && sc.oscCmd >= 10 && sc.oscCmd <= 12:
-					sc.phase = oscQuery
-				default:
-					sc.phase = oscSkip
-				}
-				continue
-			}
-			j := i
-			for {
-				for j < len(p) && !stringEnd[p[j]] {
-					j++
-				}
-				if j == len(p) || p[j] != 0x9c || sc.kind != ']' && sc.kind != 'P' {
-					break
-				}
-				prevHigh := sc.prevHigh
-				if j > i {
-					prevHigh = p[j-1] >= 0x80
-				}
-				if !prevHigh {
-					break
-				}
-				// 0x9C continuing a UTF-8 character (as in "✓", E2 9C 93)
-				// is data, as in xterm; vt would take it for ST and print the
-				// rest of the string. Hide it from vt in the backlog copy.
-				b.buf[base+j] = 0x80
-				j++
-			}
-			if j > i {
-				sc.prevHigh = p[j-1] >= 0x80
-			}
-			if sc.phase == oscTitle {
-				n := min(j-i, maxTitleLen-len(sc.titleBuf))
-				sc.titleBuf = append(sc.titleBuf, p[i:i+n]...)
-			}
-			if j == len(p) {
-				return query
-			}
-			c := p[j]
-			i = j + 1
-			switch {
-			case c == 0x18 || c == 0x1a: // cancelled
-				sc.endString(b, base+i, false)
-				sc.ground(b, base+i)
-			case c == esc: // ends the string and begins ST or another sequence
-				sc.endString(b, base+j, true)
-				sc.st, sc.escStart = stEsc, base+j
-			case c == 0x07 && sc.kind != ']':
-				// BEL is data in a DCS, SOS, PM or APC string.
-			default: // BEL or ST
-				sc.endString(b, base+i, true)
+		case termseq.StringEnd:
+			term := sc.seq.Term()
+			sc.endString(b, base+i, term.Dispatched())
+			if term != termseq.TermESC { // an ESC goes on to a sequence
 				sc.ground(b, base+i)
 			}
 		}
+	}
+	sc.endScan()
+	return query
+}
+
+// endScan keeps the start of a sequence that goes on past the scan.
+func (sc *scanner) endScan() {
+	if !sc.inGround() {
+		sc.esc = sc.escStart()
+	}
+	sc.callOff = sc.seq.Offset()
+}
+
+// data reads d, payload of the control string in progress at backlog
+// offset off, and reports whether it ends an OSC query.
+func (sc *scanner) data(b *backlog, d []byte, off int) (query bool) {
+	kind := sc.seq.Kind()
+	if kind == ']' || kind == 'P' {
+		// 0x9C continuing a UTF-8 character (as in "✓", E2 9C 93) is
+		// data, as in xterm; vt would take it for ST and print the rest
+		// of the string. Hide it from vt in the backlog copy.
+		for k := bytes.IndexByte(d, 0x9c); k >= 0; {
+			b.buf[off+k] = 0x80
+			j := bytes.IndexByte(d[k+1:], 0x9c)
+			if j < 0 {
+				break
+			}
+			k += 1 + j
+		}
+	}
+	k := 0
+	for k < len(d) && (sc.phase == oscNumber || sc.phase == oscQuery) {
+		c := d[k]
+		k++
+		switch {
+		case sc.phase == oscQuery:
+			if c == '?' {
+				query = true
+				sc.queries = append(sc.queries, span{sc.escStart(), -1})
+			}
+			sc.phase = oscSkip
+		case c >= '0' && c <= '9':
+			sc.oscCmd = min(sc.oscCmd*10+int(c-'0'), maxParamVal)
+		case c == ';' && (sc.oscCmd == 0 || sc.oscCmd == 2):
+			sc.phase = oscTitle
+		case c == ';' && sc.oscCmd >= 10 && sc.oscCmd <= 12:
+			sc.phase = oscQuery
+		default:
+			sc.phase = oscSkip
+		}
+	}
+	if sc.phase == oscTitle {
+		n := min(len(d)-k, maxTitleLen-len(sc.titleBuf))
+		sc.titleBuf = append(sc.titleBuf, d[k:k+n]...)
 	}
 	return query
 }
 
 // ground returns to the ground state at backlog offset off.
 func (sc *scanner) ground(b *backlog, off int) {
-	sc.st = stGround
 	if b.cleanFrom < 0 {
 		b.cleanFrom = off
 	}
@@ -345,38 +253,31 @@ func (sc *scanner) ground(b *backlog, off int) {
 // endString records the control string that ends at backlog offset end as a
 // hole, and applies it if dispatched.
 func (sc *scanner) endString(b *backlog, end int, dispatched bool) {
-	b.holes = append(b.holes, span{max(sc.escStart, 0), end})
-	if dispatched && sc.kind == ']' && sc.phase == oscTitle {
+	b.holes = append(b.holes, span{max(sc.escStart(), 0), end})
+	if dispatched && sc.seq.Kind() == ']' && sc.phase == oscTitle {
 		sc.title = string(sc.titleBuf)
 	}
 }
 
-func (sc *scanner) pushParam() {
-	if sc.nparams < maxParams {
-		sc.params[sc.nparams] = sc.cur
-		sc.nparams++
-	}
-	sc.cur = -1
-}
-
-// dispatchCSI acts on a complete control sequence ending with final at
-// backlog offset end, and reports whether it is a query that vt answers
-// (see the e.pw writes in vt's handlers.go, csi.go and csi_mode.go).
-func (sc *scanner) dispatchCSI(b *backlog, final byte, end int) (query bool) {
-	params := sc.params[:sc.nparams]
-	switch final {
+// dispatchCSI acts on the control sequence that ends at backlog offset
+// end, and reports whether it is a query that vt answers (see the e.pw
+// writes in vt's handlers.go, csi.go and csi_mode.go).
+func (sc *scanner) dispatchCSI(b *backlog, end int) (query bool) {
+	params := sc.seq.Params()
+	inter, marker := sc.seq.Inter(), sc.seq.Marker()
+	switch final := sc.seq.Final(); final {
 	case 'n': // DSR 5 and 6, DECXCPR
-		return sc.inter == 0 && (sc.marker == 0 || sc.marker == '?')
+		return inter == 0 && (marker == 0 || marker == '?')
 	case 'c': // DA1, DA2
-		return sc.inter == 0 && (sc.marker == 0 || sc.marker == '>') && params[0] <= 0
+		return inter == 0 && (marker == 0 || marker == '>') && params[0] <= 0
 	case 'p': // DECRQM
-		return sc.inter == '$'
+		return inter == '$'
 	case 'H', 'f', 'J': // CUP, HVP, ED
-		if !sc.alt && sc.inter == 0 && sc.marker == 0 {
+		if !sc.alt && inter == 0 && marker == 0 {
 			sc.addressed, b.addressed = true, true
 		}
 	case 'h', 'l': // SM, RM
-		if sc.marker != '?' || sc.inter != 0 {
+		if marker != '?' || inter != 0 {
 			return false
 		}
 		on := final == 'h'
@@ -403,7 +304,7 @@ func (sc *scanner) dispatchCSI(b *backlog, final byte, end int) (query bool) {
 			if on {
 				k = altOn
 			}
-			b.trans = append(b.trans, transition{start: sc.escStart, end: end, kind: k, mode: mode})
+			b.trans = append(b.trans, transition{start: sc.escStart(), end: end, kind: k, mode: mode})
 		}
 	}
 	return query

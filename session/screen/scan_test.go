@@ -3,7 +3,11 @@ package screen
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ttymux/ttymux/internal/termseq"
+	"github.com/ttymux/ttymux/internal/termseq/seqtest"
 )
 
 // scanAll runs a fresh scanner over chunks, as successive Writes would.
@@ -143,5 +147,35 @@ func BenchmarkScan(b *testing.B) {
 		var sc scanner
 		var bl backlog
 		sc.scan(&bl, data, 0)
+	}
+}
+
+// TestScanAgreesWithTermseq checks the screen's scanner against the
+// reference segmentation of the shared corpus at every split: its holes are
+// termseq's control strings, its title the last OSC 0 or 2, its
+// alternate-screen flag that of the last CSI ? 1049 h/l (issue #15).
+func TestScanAgreesWithTermseq(t *testing.T) {
+	for _, c := range seqtest.Corpus {
+		var holes []span
+		title, alt := "", false
+		for _, s := range seqtest.Segments(termseq.Scanner{}, []byte(c.In)) {
+			switch s.Event {
+			case termseq.StringEnd:
+				holes = append(holes, span{int(s.Start), int(s.Start) + len(s.Bytes)})
+				if num, rest, ok := strings.Cut(s.Payload, ";"); ok && s.Kind == ']' && s.Term.Dispatched() && (num == "0" || num == "2") {
+					title = rest
+				}
+			case termseq.CSI:
+				if s.Marker == '?' && s.Inter == 0 && s.Params == "1049" {
+					alt = s.Final == 'h'
+				}
+			}
+		}
+		for split := range len(c.In) + 1 {
+			sc, b, _ := scanAll(c.In[:split], c.In[split:])
+			if !slices.Equal(b.holes, holes) || sc.title != title || sc.alt != alt {
+				t.Fatalf("%s, split at %d: holes %v title %q alt %v; want %v %q %v", c.Name, split, b.holes, sc.title, sc.alt, holes, title, alt)
+			}
+		}
 	}
 }

@@ -608,7 +608,7 @@ func (s *Screen) catchUp() (title string) {
 	s.pend.reset(&s.sc)
 	// A UTF-8 sequence cut by the end of the output so far waits for the
 	// rest in the new backlog, so that hideC1 sees it whole.
-	if k := partialRune(b.buf); k > 0 && sc.st == stGround {
+	if k := partialRune(b.buf); k > 0 && sc.inGround() {
 		s.pend.buf = append(s.pend.buf, b.buf[len(b.buf)-k:]...)
 		b.buf = b.buf[:len(b.buf)-k]
 	}

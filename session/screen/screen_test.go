@@ -573,14 +573,7 @@ func TestClose(t *testing.T) {
 	_ = s.Scrollback(1)
 
 	// Exited goroutines leave the count shortly after wg.Done.
-	deadline := time.Now().Add(waitTimeout)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		runtime.Gosched()
-	}
+	waitGoroutines(t, before)
 }
 
 // TestCloseDuringUse closes a Screen while other goroutines write, take

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ttymux/ttymux/internal/testwait"
 )
 
 // topReplay is `top -d 1` recorded at 80x24 (TERM=xterm-256color): four
@@ -100,12 +102,8 @@ func TestTopRowsKept(t *testing.T) {
 	for _, f := range frames {
 		s.Write(f)
 		// top pauses between frames: wait until the Screen has caught up.
-		deadline := time.Now().Add(waitTimeout)
-		for !s.caughtUp() {
-			if time.Now().After(deadline) {
-				t.Fatalf("the screen did not catch up with a frame within %v", waitTimeout)
-			}
-			time.Sleep(time.Millisecond)
+		if !testwait.Poll(t.Context(), waitTimeout, s.caughtUp) {
+			t.Fatalf("the screen did not catch up with a frame within %v", waitTimeout)
 		}
 	}
 	checkScreen(t, "after the frames", s.Snapshot().Lines, want)

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/internal/agentsock"
 
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
@@ -68,10 +68,6 @@ var (
 	ErrDetached = errors.New("detached from the agent session")
 )
 
-// setupTimeout bounds dialling and a request's reply when ctx has no
-// deadline: an agent that accepts and never answers must not hang us.
-const setupTimeout = 10 * time.Second
-
 // StatusError is an agent's refusal of a request, with the enumerated
 // status it answered. A StatusNotFound error matches transport.ErrNoSession.
 type StatusError struct {
@@ -124,14 +120,9 @@ func (c *Client) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// link is one connection to the agent after the header exchange. r may
-// already hold frames that followed a reply, so it must stay with the
-// connection.
-type link struct {
-	nc net.Conn
-	r  *bufio.Reader
-	w  *bufio.Writer
-}
+// link is one connection to the agent after the header exchange (see
+// internal/agentlink, which ttymux-agent's own client uses too).
+type link = agentlink.Link
 
 // absent reports whether err means nobody listens on the socket: the path
 // (or its directory) is missing, or a stale socket file refuses.
@@ -163,104 +154,25 @@ func connect(ctx context.Context, sock string) (*link, error) {
 // handshake exchanges protocol headers on a new connection to an agent and
 // returns it as a link; on failure it closes nc.
 func handshake(ctx context.Context, nc net.Conn) (*link, error) {
-	// Modest buffers: a server holds one link per session. Frames larger
-	// than a buffer go through it in part and around it for the rest.
-	l := &link{nc: nc, r: bufio.NewReaderSize(nc, 16<<10), w: bufio.NewWriterSize(nc, 4<<10)}
-	err := l.guard(ctx, func() error {
-		if err := agentproto.WriteHeader(l.w); err != nil {
-			return err
-		}
-		if err := l.w.Flush(); err != nil {
-			return err
-		}
-		return agentproto.ReadHeader(l.r)
-	})
-	if err != nil {
-		_ = nc.Close() // best effort; err already set
-		return nil, err
-	}
-	return l, nil
+	return agentlink.Handshake(ctx, nc)
 }
 
-// guard runs fn with the connection's deadline bound to ctx (or to
-// setupTimeout when ctx has none), then clears the deadline. A deadline
-// error caused by ctx is reported as ctx's error.
-func (l *link) guard(ctx context.Context, fn func() error) error {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(setupTimeout)
-	}
-	if err := l.nc.SetDeadline(deadline); err != nil {
-		return err
-	}
-	stop := context.AfterFunc(ctx, func() {
-		_ = l.nc.SetDeadline(time.Unix(1, 0)) // wakes fn; the error is fn's
-	})
-	err := fn()
-	if !stop() && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			if ok { // ctx's deadline, which the connection may notice first
-				return fmt.Errorf("agent did not answer: %w", context.DeadlineExceeded)
-			}
-			return fmt.Errorf("agent did not answer within %v: %w", setupTimeout, err)
-		}
-		return err
-	}
-	return l.nc.SetDeadline(time.Time{})
-}
-
-// send writes one message and flushes. The caller serialises writes.
-func (l *link) send(m any) error {
+// marshal encodes a request, with List, whose payload is empty and which
+// agentproto.Marshal does not take.
+func marshal(m any) (agentproto.Type, []byte) {
 	if _, ok := m.(listRequest); ok {
-		return l.sendFrame(agentproto.TypeList, nil)
+		return agentproto.TypeList, nil
 	}
-	t, p := agentproto.Marshal(m)
-	return l.sendFrame(t, p)
-}
-
-func (l *link) sendFrame(t agentproto.Type, p []byte) error {
-	if err := agentproto.WriteFrame(l.w, t, p); err != nil {
-		return err
-	}
-	return l.w.Flush()
-}
-
-// reply reads frames until one of type want or a Reply (a refusal),
-// skipping types this client does not know (a receiver must: agentproto's
-// doc, "Versioning").
-func (l *link) reply(want agentproto.Type) (any, error) {
-	for {
-		f, err := agentproto.ReadFrame(l.r, nil)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case f.Type == want, f.Type == agentproto.TypeReply:
-			return agentproto.Unmarshal(f)
-		case f.Type > agentproto.TypeGap:
-			continue // unknown to this version: skip
-		}
-		return nil, fmt.Errorf("%w: got %s while waiting for %s", agentproto.ErrBadFrame, f.Type, want)
-	}
+	return agentproto.Marshal(m)
 }
 
 // call sends req on l and reads the reply of type want, bounded by ctx. A
 // refusal (a Reply with a status other than OK, which the agent may send
 // instead of any reply) becomes a *StatusError for op on session id; a
 // refusing AttachReply is returned with it.
-func (l *link) call(ctx context.Context, req any, want agentproto.Type, op, id string) (any, error) {
-	var m any
-	err := l.guard(ctx, func() error {
-		var err error
-		if err = l.send(req); err == nil {
-			m, err = l.reply(want)
-		}
-		return err
-	})
+func call(ctx context.Context, l *link, req any, want agentproto.Type, op, id string) (any, error) {
+	t, p := marshal(req)
+	m, err := l.Call(ctx, t, p, want)
 	if err != nil {
 		return nil, err
 	}
@@ -300,8 +212,8 @@ func (c *Client) List(ctx context.Context) ([]transport.KeptSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer l.nc.Close()
-	m, err := l.call(ctx, listRequest{}, agentproto.TypeListReply, "list", "")
+	defer l.Close()
+	m, err := call(ctx, l, listRequest{}, agentproto.TypeListReply, "list", "")
 	if err != nil {
 		return nil, fmt.Errorf("list agent sessions: %w", err)
 	}
@@ -325,8 +237,8 @@ func (c *Client) Ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer l.nc.Close()
-	if _, err := l.call(ctx, listRequest{}, agentproto.TypeListReply, "list", ""); err != nil {
+	defer l.Close()
+	if _, err := call(ctx, l, listRequest{}, agentproto.TypeListReply, "list", ""); err != nil {
 		return fmt.Errorf("ping agent: %w", err)
 	}
 	return nil
@@ -342,8 +254,8 @@ func (c *Client) Kill(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	defer l.nc.Close()
-	if _, err := l.call(ctx, agentproto.Kill{ID: id}, agentproto.TypeReply, "kill", id); err != nil {
+	defer l.Close()
+	if _, err := call(ctx, l, agentproto.Kill{ID: id}, agentproto.TypeReply, "kill", id); err != nil {
 		var se *StatusError
 		if errors.As(err, &se) {
 			return err
@@ -362,8 +274,8 @@ func (c *Client) Stop(ctx context.Context, force bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = l.call(ctx, agentproto.Stop{Force: force}, agentproto.TypeReply, "stop", "")
-	_ = l.nc.Close() // done with it either way
+	_, err = call(ctx, l, agentproto.Stop{Force: force}, agentproto.TypeReply, "stop", "")
+	_ = l.Close() // done with it either way
 	var se *StatusError
 	if errors.As(err, &se) {
 		return err
@@ -482,12 +394,12 @@ func (c *Client) attach(ctx context.Context, req agentproto.Attach) (*Conn, tran
 
 // open sends a Create or Attach on l and, on success, hands l to a Conn.
 func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Conn, transport.KeptSession, transport.Resume, error) {
-	m, err := l.call(ctx, req, agentproto.TypeAttachReply, op, id)
+	m, err := call(ctx, l, req, agentproto.TypeAttachReply, op, id)
 	if kindUnknown(req, m) { // serial.go
 		err = c.olderAgent(ctx, req, m, err)
 	}
 	if err != nil {
-		_ = l.nc.Close() // best effort; err already set
+		_ = l.Close() // best effort; err already set
 		var se *StatusError
 		switch {
 		case errors.As(err, &se):

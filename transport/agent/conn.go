@@ -127,7 +127,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 // readFrame reads one frame and applies it to the reader's state.
 func (c *Conn) readFrame() error {
 	// c.rbuf may be reused: pending, which can alias it, is empty here.
-	f, err := agentproto.ReadFrame(c.l.r, c.rbuf)
+	f, err := agentproto.ReadFrame(c.l.R, c.rbuf)
 	if err != nil {
 		return c.broken(err)
 	}
@@ -138,7 +138,7 @@ func (c *Conn) readFrame() error {
 		// then the data to the end of the payload (agentproto's doc).
 		off, n := binary.Varint(f.Payload)
 		if n <= 0 {
-			_ = c.l.nc.Close() // the stream can't be trusted any more
+			_ = c.l.Conn.Close() // the stream can't be trusted any more
 			return c.broken(fmt.Errorf("%w: bad Output offset", agentproto.ErrBadFrame))
 		}
 		c.output(off, f.Payload[n:])
@@ -150,7 +150,7 @@ func (c *Conn) readFrame() error {
 	}
 	m, err := agentproto.Unmarshal(f)
 	if err != nil {
-		_ = c.l.nc.Close() // the stream can't be trusted any more
+		_ = c.l.Conn.Close() // the stream can't be trusted any more
 		return c.broken(err)
 	}
 	switch m := m.(type) {
@@ -245,7 +245,7 @@ func (c *Conn) sendFrame(t agentproto.Type, p []byte, asking bool, ch chan agent
 		c.asked = append(c.asked, ch)
 		c.mu.Unlock()
 	}
-	if err := c.l.sendFrame(t, p); err != nil {
+	if err := c.l.Send(t, p); err != nil {
 		// A stream with a failed or partial frame is useless: the link
 		// is as good as lost.
 		c.werr = fmt.Errorf("session %s: %w (send: %v); the session may still be running in the agent: reattach with attach", c.id, ErrAgentLost, err)
@@ -361,13 +361,13 @@ func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true) // from now on failures read as "detached"
 		// Wake a Write stuck on a full socket so Detach can follow it.
-		_ = c.l.nc.SetWriteDeadline(time.Now().Add(closeTimeout))
+		_ = c.l.Conn.SetWriteDeadline(time.Now().Add(closeTimeout))
 		c.wmu.Lock()
 		if c.werr == nil {
-			_ = c.l.sendFrame(agentproto.TypeDetach, nil) // best effort: closing detaches too
+			_ = c.l.Send(agentproto.TypeDetach, nil) // best effort: closing detaches too
 		}
 		c.wmu.Unlock()
-		err = c.l.nc.Close()
+		err = c.l.Conn.Close()
 		c.finish(c.detachedErr())
 		c.log.Debug("detached")
 	})

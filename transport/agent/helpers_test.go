@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	daemon "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/transport"
 )
@@ -203,13 +204,7 @@ func (p *pump) finish(t testing.TB) ([]byte, error) {
 // every few milliseconds until it holds.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, waitTimeout)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a condition, not synchronising
-	}
+	testwait.Until(t, what, waitTimeout, cond)
 }
 
 // find returns the session with id from List.

@@ -176,7 +176,7 @@ func (r *Remote) dial(ctx context.Context) (*link, error) {
 				if err = r.prove(ctx, lk, p); err == nil {
 					return lk, nil
 				}
-				_ = lk.nc.Close() // not ours: nothing more goes there
+				_ = lk.Close() // not ours: nothing more goes there
 			}
 		}
 		r.mu.Lock()
@@ -240,10 +240,11 @@ func (r *Remote) prove(ctx context.Context, l *link, p probe) error {
 	nonce := make([]byte, 32)
 	_, _ = rand.Read(nonce)
 	var m any
-	err := l.guard(ctx, func() error {
+	err := l.Guard(ctx, func() error {
 		var err error
-		if err = l.send(agentproto.Hello{TokenPath: p.tokenPath, Nonce: nonce}); err == nil {
-			m, err = l.reply(agentproto.TypeHelloReply)
+		t, b := agentproto.Marshal(agentproto.Hello{TokenPath: p.tokenPath, Nonce: nonce})
+		if err = l.Send(t, b); err == nil {
+			m, err = l.Reply(agentproto.TypeHelloReply)
 		}
 		return err
 	})

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -139,7 +140,7 @@ func (r *Resilient) recover(c *Conn, err error) error {
 			return c.detachedErr()
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), agentlink.SetupTimeout)
 		go func() { // Close wakes a dial in progress
 			select {
 			case <-r.closing:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/transport"
 )
@@ -137,7 +138,7 @@ func (c *Conn) SetModemLine(line transport.ModemLine, on bool) error {
 	if c.kind != agentproto.KindSerial {
 		return fmt.Errorf("session %s runs a program, not a serial port: %s applies to serial consoles only: %w", c.id, name, transport.ErrUnsupported)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), agentlink.SetupTimeout)
 	defer cancel()
 	return c.ask(ctx, "set "+name, agentproto.Modem{Line: string(line), On: on})
 }

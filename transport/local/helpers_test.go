@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/internal/ptytest"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
 )
@@ -84,13 +85,13 @@ func exitError(t *testing.T, err error) *transport.ExitError {
 // crlf undoes the terminal's ONLCR output mapping.
 func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
-// output, pump and waitFor are internal/ptytest's helpers, bound to this
-// package's testTimeout.
+// output and pump are internal/ptytest's helpers, waitFor is
+// internal/testwait's, bound to this package's testTimeout.
 type output = ptytest.Output
 
 func pump(t *testing.T, rc io.ReadCloser) *output { return ptytest.Pump(t, rc, testTimeout) }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	ptytest.WaitFor(t, what, testTimeout, cond)
+	testwait.Until(t, what, testTimeout, cond)
 }

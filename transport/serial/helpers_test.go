@@ -20,6 +20,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/serial"
 )
@@ -281,19 +282,11 @@ func within(t testing.TB, what string, fn func()) {
 func checkGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			after := runtime.NumGoroutine()
-			if after <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Fatalf("%d goroutines before, %d after:\n%s", before, after, buf)
-			}
-			runtime.Gosched()
-			time.Sleep(5 * time.Millisecond)
+		// Not t.Context(): it has ended by the time cleanups run.
+		if !testwait.Poll(context.Background(), 5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf)
 		}
 	})
 }

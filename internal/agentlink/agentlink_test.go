@@ -1,0 +1,99 @@
+package agentlink
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
+)
+
+// serve accepts one connection on a fresh Unix socket and runs agent on it;
+// it returns the client's end.
+func serve(t *testing.T, agent func(c net.Conn, r *bufio.Reader)) net.Conn {
+	t.Helper()
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		agent(c, bufio.NewReader(c))
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	c, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestCall: a request gets its reply, and frames of types this version
+// does not know are skipped.
+func TestCall(t *testing.T) {
+	c := serve(t, func(c net.Conn, r *bufio.Reader) {
+		if agentproto.WriteHeader(c) != nil || agentproto.ReadHeader(r) != nil {
+			return
+		}
+		if f, err := agentproto.ReadFrame(r, nil); err != nil || f.Type != agentproto.TypeList {
+			return
+		}
+		_ = agentproto.WriteFrame(c, 200, []byte("from a newer agent"))
+		typ, p := agentproto.Marshal(agentproto.ListReply{Sessions: []agentproto.SessionInfo{{ID: "s1"}}})
+		_ = agentproto.WriteFrame(c, typ, p)
+	})
+	l, err := Handshake(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := l.Call(t.Context(), agentproto.TypeList, nil, agentproto.TypeListReply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lr, ok := m.(agentproto.ListReply); !ok || len(lr.Sessions) != 1 || lr.Sessions[0].ID != "s1" {
+		t.Fatalf("reply %#v", m)
+	}
+}
+
+// TestHandshakeVersionMismatch: an agent of another protocol version is
+// refused with an error that names both versions.
+func TestHandshakeVersionMismatch(t *testing.T) {
+	c := serve(t, func(c net.Conn, r *bufio.Reader) {
+		var b [len(agentproto.Magic) + 2]byte
+		copy(b[:], agentproto.Magic)
+		binary.BigEndian.PutUint16(b[len(agentproto.Magic):], agentproto.Version+1)
+		_, _ = c.Write(b[:])
+		_, _ = r.Discard(len(b))
+	})
+	_, err := Handshake(t.Context(), c)
+	var ve *agentproto.VersionError
+	if !errors.As(err, &ve) || ve.Remote != agentproto.Version+1 {
+		t.Fatalf("err = %v, want a *VersionError with remote %d", err, agentproto.Version+1)
+	}
+}
+
+// TestSilentAgent: an agent that accepts and never answers does not hang
+// the client past its context's deadline.
+func TestSilentAgent(t *testing.T) {
+	hold := make(chan struct{})
+	c := serve(t, func(net.Conn, *bufio.Reader) { <-hold })
+	defer close(hold)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := Handshake(ctx, c)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+	}
+}
