@@ -1022,6 +1022,7 @@ func (r *Renderer) borrowRing() {
 	}
 	r.ring, r.n = *ringPool.Get().(*[]row), 1
 	r.ring[0].reset(0)
+	r.seq.MaxString = maxString // what init does besides the window
 }
 
 // returnRing clears the window (its rows keep their buffers, not their
