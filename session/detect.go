@@ -58,8 +58,9 @@ type detector struct {
 	// prompt ends, for moving the read cursor past it.
 	promptEnds []int64
 
-	bracketedPaste bool // DECSET 2004
-	appCursor      bool // DECSET 1 (DECCKM)
+	bracketedPaste bool  // DECSET 2004
+	pasteOnAt      int64 // where bracketed paste was last turned on
+	appCursor      bool  // DECSET 1 (DECCKM)
 	// cursorHidden: DECRST 25 (DECTCEM) hid the cursor, last at offset
 	// hiddenAt, and it was not shown since. A program drawing a full
 	// screen hides it; nothing waiting for typed input does.
@@ -138,6 +139,9 @@ func (d *detector) csi(off int64) {
 			d.appCursor = on
 		case 2004:
 			d.bracketedPaste = on
+			if on {
+				d.pasteOnAt = off
+			}
 		case 25:
 			d.cursorHidden = !on
 			if !on {

@@ -153,8 +153,8 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		// secretwait.go: typed when the program asks, as a human would.
 		opts.notes = append(opts.notes, "the command typed before this secret had not asked for input yet (the terminal still echoed); the secret was typed anyway and is masked in results")
 	}
-	if strings.Contains(strings.TrimRight(req.Text, "\r\n"), "\n") {
-		s.awaitLineEditor(ctx)
+	if text := strings.TrimRight(req.Text, "\r\n"); strings.Contains(text, "\n") || req.Mark && text != "" && sentinelOwnLine(text) {
+		s.awaitLineEditor(ctx) // the text, or the text and mark's sentinel, is several lines
 	}
 	look := s.lookBeforeSend()
 	ty, err := s.composeSend(req, look)
@@ -354,7 +354,7 @@ func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]s
 		ty.markID = newNonce()[:8]
 		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s "$?"`, ty.markID)
 		text = strings.TrimRight(text, "\n")
-		if strings.ContainsAny(text, "\n#") || strings.HasSuffix(strings.TrimSpace(text), "&") {
+		if sentinelOwnLine(text) {
 			// A comment, a background job or several lines: the sentinel
 			// goes on a line of its own.
 			text += "\n" + sentinel
@@ -1199,13 +1199,29 @@ func encodeBase64(s string) string { return base64.StdEncoding.EncodeToString([]
 // editor to switch bracketed paste on after a prompt.
 const pasteWait = 300 * time.Millisecond
 
+// sentinelOwnLine reports whether mark's sentinel goes on a line of its own
+// after text (a comment, a background job or several lines), rather than
+// after "; " on the same line.
+func sentinelOwnLine(text string) bool {
+	return strings.ContainsAny(text, "\n#") || strings.HasSuffix(strings.TrimSpace(text), "&")
+}
+
 // awaitLineEditor waits, briefly, until an integrated shell that has just
 // finished a command has its line editor ready with bracketed paste on
 // (bash and zsh print the mode switch right before the prompt), so that
 // multi-line text arrives as one command line rather than one per line.
+// In a program the hooked shell runs (a nested shell, a REPL) it waits the
+// same way when that program has turned bracketed paste on before: a
+// nested bash turns it off while a command runs and on again at its
+// prompt, which can come after the sentinel that ended a mark: true send;
+// typed line by line, later lines would be echoed after the output of
+// earlier ones.
 func (s *Session) awaitLineEditor(ctx context.Context) {
 	s.waitFor(ctx, pasteWait, func() bool {
 		last, ok := s.det.last()
-		return !s.ready || s.exited || s.det.bracketedPaste || !ok || last.kind == markCommand
+		if !s.ready || s.exited || s.det.bracketedPaste || !ok {
+			return true
+		}
+		return last.kind == markCommand && s.det.pasteOnAt < last.end
 	})
 }
