@@ -102,6 +102,22 @@ func (o *Opener) handshakeTimeout(cfg *sshconf.Config) time.Duration {
 // authentication. c, when set, gets its watchedConn wired in.
 func (o *Opener) handshake(ctx context.Context, via *ssh.Client, cfg *sshconf.Config, t transport.Target, target bool, c *client) (*ssh.Client, error) {
 	a := addr(cfg)
+	// The attempts (identity files read, encrypted ones unlocked with the
+	// password, the SSH agent asked for its keys) are prepared before the
+	// budget below starts: they are local work, and unlocking a key can
+	// take seconds on a busy machine.
+	home := o.Config.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	auth := newAuthRun(authInput{
+		cfg:          cfg,
+		password:     t.Password,
+		sendPassword: target,
+		home:         home,
+		agentSock:    os.Getenv("SSH_AUTH_SOCK"),
+	})
+	defer auth.close()
 	timeout := o.handshakeTimeout(cfg)
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -143,18 +159,6 @@ func (o *Opener) handshake(ctx context.Context, via *ssh.Client, cfg *sshconf.Co
 		return nil, err
 	}
 	hk.logf = o.logger().Info
-	home := o.Config.Home
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	auth := newAuthRun(authInput{
-		cfg:          cfg,
-		password:     t.Password,
-		sendPassword: target,
-		home:         home,
-		agentSock:    os.Getenv("SSH_AUTH_SOCK"),
-	})
-	defer auth.close()
 	conf := &ssh.ClientConfig{
 		User:              cfg.User,
 		HostKeyCallback:   hk.callback,
