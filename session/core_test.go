@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,5 +228,40 @@ func TestShellLayerQuietCountsFromShellBack(t *testing.T) {
 	v := s.await(ctx, cmd, 5*time.Second, nil)
 	if !v.complete || v.via != ViaShell {
 		t.Fatalf("after echo: complete=%v via=%q", v.complete, v.via)
+	}
+}
+
+// killRecorder is a remote agent's Keeper that remembers which ids it was
+// asked to kill.
+type killRecorder struct {
+	failingKeeper
+	killed []string
+}
+
+func (k *killRecorder) Kill(_ context.Context, id string) error {
+	k.killed = append(k.killed, id)
+	return nil
+}
+
+// TestFailedOpenKillsTheRemoteSessionByItsAgentsID: an open whose
+// recording cannot be made ends the session it had created in a remote
+// agent, which knows "box/s1" as "s1".
+func TestFailedOpenKillsTheRemoteSessionByItsAgentsID(t *testing.T) {
+	k := &killRecorder{failingKeeper: failingKeeper{conn: newScriptConn()}}
+	kind := LocalKind(nil)
+	kind.Name = "remote-test"
+	kind.Keep = func(_ context.Context, _ Keepers, o *Opening) (transport.Keeper, transport.Target, string, error) {
+		return k, o.Target, "box", nil
+	}
+	m := NewManager(Options{Kinds: []Kind{kind}, StateDir: t.TempDir()})
+	t.Cleanup(m.CloseAll)
+	bad := filepath.Join(t.TempDir(), "missing-dir", "rec.cast")
+	_, err := m.Open(t.Context(), OpenRequest{Transport: "remote-test", Persistent: true, RecordPath: bad,
+		Target: transport.Target{Command: "cat"}})
+	if err == nil {
+		t.Fatal("open with a recording path in a missing directory succeeded")
+	}
+	if !slices.Equal(k.killed, []string{"s1"}) {
+		t.Fatalf("kills after the failed open: %q, want [s1] (the agent's own id)", k.killed)
 	}
 }

@@ -245,7 +245,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 		rec, err := m.openRecording(cfg, req, k, o)
 		if err != nil {
 			if cfg.kept {
-				_ = cfg.keeper.Kill(ctx, cfg.id) // best effort: the open failed
+				_ = cfg.keeper.Kill(ctx, keeperID(cfg.id)) // best effort: the open failed
 			}
 			_ = cfg.conn.Close() // the open failed; its error says why
 			return nil, err

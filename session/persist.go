@@ -116,11 +116,7 @@ func (s *Session) waitCaughtUp(ctx context.Context, end int64, d time.Duration) 
 // again; one the agent no longer holds has ended already.
 func (s *Session) Kill(ctx context.Context) error {
 	if s.kept && s.keeper != nil {
-		id := s.id
-		if _, rid, ok := SplitID(id); ok {
-			id = rid
-		}
-		if err := s.keeper.Kill(ctx, id); err != nil && !errors.Is(err, transport.ErrNoSession) {
+		if err := s.keeper.Kill(ctx, keeperID(s.id)); err != nil && !errors.Is(err, transport.ErrNoSession) {
 			return fmt.Errorf("end session %s in its agent: %w", s.id, err)
 		}
 	}
@@ -129,6 +125,15 @@ func (s *Session) Kill(ctx context.Context) error {
 		s.log.Debug("close after kill", "err", err)
 	}
 	return nil
+}
+
+// keeperID is how the keeper of a kept session knows it: a remote agent
+// knows "host/sN" as "sN".
+func keeperID(id string) string {
+	if _, rid, ok := SplitID(id); ok {
+		return rid
+	}
+	return id
 }
 
 // Persistent reports whether the session is kept by an agent and survives
