@@ -45,8 +45,18 @@ type effective struct {
 func (p *Policy) forHost(host string) effective {
 	e := effective{held: p.Held, noElicitation: p.NoElicitation}
 	var roSet, denySet, askSet, allowSet, heldSet, neSet bool
+	// A serial device has several names (the path it was opened by, the
+	// device it resolves to, its /dev/serial/by-id links): a rule written
+	// for any of them is the device's rule, whichever name the model used.
+	hosts := []string{host}
+	if port, ok := strings.CutPrefix(host, "serial:"); ok && port != "" {
+		hosts = hosts[:0]
+		for _, n := range SerialNames(port) {
+			hosts = append(hosts, "serial:"+n)
+		}
+	}
 	for _, r := range p.Rules {
-		if !MatchHost(r.Hosts, host) {
+		if !matchAnyHost(r.Hosts, hosts) {
 			continue
 		}
 		if r.ReadOnly != nil && !roSet {
@@ -171,6 +181,24 @@ func MatchHost(patterns []string, host string) bool {
 				return false
 			}
 			ok = true
+		}
+	}
+	return ok
+}
+
+// matchAnyHost is MatchHost for one thing known by several names: some
+// name must match a pattern, and no name may be excluded by a ! pattern.
+func matchAnyHost(patterns, hosts []string) bool {
+	ok := false
+	for _, h := range hosts {
+		for _, p := range patterns {
+			neg := strings.HasPrefix(p, "!")
+			if globMatch(strings.TrimPrefix(p, "!"), h) {
+				if neg {
+					return false
+				}
+				ok = true
+			}
 		}
 	}
 	return ok

@@ -123,3 +123,38 @@ func TestMatchGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialRulesFollowTheDevice: deny and ask rules written for a serial
+// device's by-id name hold when the model opens it by its kernel name or
+// another link (they matched the opened path only, so another name of the
+// same device walked around them).
+func TestSerialRulesFollowTheDevice(t *testing.T) {
+	dev := fakeDev(t)
+	p, err := Parse("p.toml", []byte(`
+[[rule]]
+hosts = ["serial:`+dev+`/serial/by-id/usb-FTDI*"]
+deny = ["^flash_erase\\b"]
+
+[[rule]]
+hosts = ["serial:*", "!serial:`+dev+`/ttyUSB1"]
+ask = ["^fw_setenv\\b"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		port, line string
+		want       Decision
+	}{
+		{dev + "/ttyUSB0", "flash_erase /dev/mtd0", Refuse},
+		{dev + "/serial/by-id/usb-FTDI_FT232R_A1-if00-port0", "flash_erase /dev/mtd0", Refuse},
+		{dev + "/ttyUSB1", "flash_erase /dev/mtd0", Run},
+		{dev + "/ttyS0", "fw_setenv bootdelay 0", Hold},
+		{dev + "/ttyUSB1", "fw_setenv bootdelay 0", Run}, // excluded by its kernel name
+		{dev + "/mine", "fw_setenv bootdelay 0", Run},    // the same device by a user's link
+	} {
+		if v := p.Check("serial:"+tt.port, tt.line, false); v.Decision != tt.want {
+			t.Errorf("%s on %s: %v (%s), want %v", tt.line, tt.port, v.Decision, v.Reason, tt.want)
+		}
+	}
+}
