@@ -492,6 +492,9 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 	})
 	s.policy = m.opts.Policy
 	s.target = transport.Target{Host: host}
+	s.mu.Lock()
+	s.pace = Pacing{Char: md.PaceChar, Line: md.PaceLine}
+	s.mu.Unlock()
 	if md.Integrated {
 		s.mu.Lock()
 		s.ready = true

@@ -35,10 +35,13 @@ func (p Pacing) IsZero() bool { return p.Char <= 0 && p.Line <= 0 }
 
 // SetPacing sets how Send types into the session when a SendRequest gives
 // no Pacing of its own.
+// A kept session stores it with its agent, so that a restarted server
+// types at the same pace.
 func (s *Session) SetPacing(p Pacing) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.pace = p
+	s.mu.Unlock()
+	s.persist()
 }
 
 // typeBytes writes p to the far end, paced by override or, when it is

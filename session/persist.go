@@ -37,6 +37,9 @@ type meta struct {
 	RecOff  int64  `json:"rec_off,omitempty"`
 	RecSize int64  `json:"rec_size,omitempty"`
 	RecNote string `json:"rec_note,omitempty"`
+	// How Send types into it (open_serial's char_delay_ms, line_delay_ms).
+	PaceChar time.Duration `json:"pace_char,omitempty"`
+	PaceLine time.Duration `json:"pace_line,omitempty"`
 }
 
 func decodeMeta(b []byte) meta {
@@ -88,6 +91,7 @@ func (s *Session) persist() {
 		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.sendOff, c.atPrompt
 		m.CmdAnchor = max(c.anchor, 0)
 	}
+	m.PaceChar, m.PaceLine = s.pace.Char, s.pace.Line
 	if s.rec != nil {
 		m.RecPath, m.RecOff, m.RecSize, m.RecNote = s.rec.State()
 	}

@@ -125,6 +125,8 @@ func TestSerialPersistentRestart(t *testing.T) {
 		t.Fatalf("open: persistent %v, note %q, info %+v", s.Persistent(), s.OpenNote(), info)
 	}
 	id := s.ID()
+	pace := session.Pacing{Char: time.Millisecond, Line: 3 * time.Millisecond}
+	s.SetPacing(pace) // as open_serial {char_delay_ms, line_delay_ms} does
 	if r, err := s.Read(ctx, session.ReadRequest{Wait: true, Until: "# $", Timeout: 10 * time.Second}); err != nil || !r.Complete {
 		t.Fatalf("no prompt: %+v, %v", r, err)
 	}
@@ -174,6 +176,9 @@ func TestSerialPersistentRestart(t *testing.T) {
 	}
 	if info := s2.Info(); info.Transport != "serial" || !info.Persistent {
 		t.Errorf("attached: %+v", info)
+	}
+	if got := s2.Pacing(); got != pace {
+		t.Errorf("pacing after restart: %+v, want %+v", got, pace)
 	}
 	// Enter is still "\n": the console answers.
 	if r := send(t, s2, session.SendRequest{Text: "echo two", Until: `two\r?\n# $`}); !r.Complete || !strings.Contains(r.Output, "two") {
