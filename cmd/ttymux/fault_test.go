@@ -350,6 +350,14 @@ func TestFaultSerialUnplugged(t *testing.T) {
 	if res := call(t, cs, "open_serial", map[string]any{"port": link, "reconnect": false}, &open); res.IsError {
 		t.Fatalf("open_serial: %s", resultText(res))
 	}
+	// The console's first prompt, before typing: read by the server after
+	// the send was typed (a loaded machine), it would be this send's "# $".
+	if !strings.HasSuffix(open.Output, "# ") {
+		var first session.Result
+		if res := call(t, cs, "read", map[string]any{"session_id": open.ID, "wait": true, "until": "# $", "timeout_ms": 30000}, &first); res.IsError || !first.Complete {
+			t.Fatalf("the console's prompt: %s", resultText(res))
+		}
+	}
 	r := mustSend(t, cs, map[string]any{"session_id": open.ID, "text": "uname -a", "until": "# $"})
 	if !strings.Contains(r.Output, "Linux router") {
 		t.Fatalf("before unplug: %+v", r)
