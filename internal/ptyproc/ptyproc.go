@@ -315,6 +315,13 @@ func (p *Proc) Close() error {
 	p.closeOnce.Do(func() {
 		p.closed.Store(true)
 		p.closeErr = p.master.Close()
+		// The kernel hangs the terminal up (SIGHUP to the session) when
+		// the master's last reference goes, which with a Read pending is
+		// when the reading goroutine returns: on a loaded machine that can
+		// be later than the grace below. Signal the session leader now,
+		// as the hangup will (Signal is safe against an exited child).
+		_ = p.cmd.Process.Signal(syscall.SIGHUP)
+		_ = p.cmd.Process.Signal(syscall.SIGCONT) // a stopped leader acts on it
 		t := time.NewTimer(closeGrace)
 		defer t.Stop()
 		select {
