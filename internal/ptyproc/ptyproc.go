@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,6 +93,32 @@ type Proc struct {
 	closeErr  error
 }
 
+// childSignals are the signals a terminal's programs must get with their
+// default action that a Go process can have ignored: the Go runtime keeps
+// SIGHUP and SIGINT ignored when the process started with them ignored,
+// and installs its own handler (so children get the default) for the rest.
+var childSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT}
+
+// ignoredSink receives the signals defaultSignals takes over; nobody reads
+// it, so for this process they stay ignored (signal.Notify never blocks).
+var ignoredSink = make(chan os.Signal, 1)
+
+// defaultSignals makes sure children start with the default action for
+// childSignals. An ignored signal stays ignored across exec: a server
+// started by nohup, or in the background of a script (SIGINT ignored),
+// would give every shell a terminal whose close does not hang it
+// up and whose Ctrl-C does nothing, and an interactive shell cannot undo
+// that (POSIX: signals ignored on entry cannot be trapped or reset).
+// A signal with a Go handler is reset to the default in the child, so the
+// ignored ones get a handler that drops them.
+func defaultSignals() {
+	for _, sig := range childSignals {
+		if signal.Ignored(sig) {
+			signal.Notify(ignoredSink, sig)
+		}
+	}
+}
+
 // Start starts the child described by spec as a session leader with a new
 // PTY as its controlling terminal and stdin, stdout and stderr. The window
 // size is set before the child runs. Start returns a clear error when Dir or
@@ -115,6 +142,7 @@ func Start(spec Spec) (*Proc, error) {
 	if err != nil {
 		return nil, err
 	}
+	defaultSignals()
 	argv0 := spec.Argv0
 	if argv0 == "" {
 		argv0 = spec.Path

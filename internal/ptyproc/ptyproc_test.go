@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -727,5 +728,47 @@ func TestSignalName(t *testing.T) {
 				t.Errorf("SignalByName(SignalName(%d)) = %v, %v", tt.sig, back, ok)
 			}
 		}
+	}
+}
+
+// TestChildSignalsDefaultWhenIgnoredHere: a server started by nohup (HUP
+// ignored) or in a script's background (INT and QUIT ignored) still gives
+// its shells HUP and INT with their default action; an ignored signal is
+// inherited across exec, and an interactive shell cannot reset it, so
+// closing the session would not hang it up and Ctrl-C would do nothing.
+// The test binary runs again with the three ignored, as such a server is.
+func TestChildSignalsDefaultWhenIgnoredHere(t *testing.T) {
+	if os.Getenv(signalsHelperEV) == "1" {
+		childSignalsHelper(t)
+		return
+	}
+	t.Parallel()
+	cmd := exec.Command("sh", "-c", `trap '' HUP INT QUIT; exec "$0" -test.run='^TestChildSignalsDefaultWhenIgnoredHere$' -test.v`, os.Args[0])
+	cmd.Env = append(os.Environ(), signalsHelperEV+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("with HUP, INT and QUIT ignored in the parent: %v\n%s", err, out)
+	}
+}
+
+const signalsHelperEV = "TTYMUX_PTYPROC_SIGNALS_HELPER"
+
+// childSignalsHelper runs in a process that ignores HUP, INT and QUIT.
+func childSignalsHelper(t *testing.T) {
+	// The Go runtime keeps only HUP and INT ignored; QUIT gets its
+	// handler anyway, and so the default in children.
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if !signal.Ignored(sig) {
+			t.Fatalf("the helper does not ignore %v", sig)
+		}
+	}
+	// SigIgn's lowest bits are HUP and INT (signals 1 and 2); read by the
+	// shell itself, not in a $(...), during which bash ignores QUIT.
+	p := start(t, scriptSpec(t, `while read -r k v; do [ "$k" = SigIgn: ] && echo "ignored-$(( 0x$v & 3 ))-"; done < /proc/$$/status; exec sleep 100`))
+	out := pump(t, p)
+	out.Expect(t, "ignored-0-")
+	write(t, p, "\x03") // Ctrl-C reaches sleep
+	if ee := exitError(t, waitErr(t, p)); ee.Signal != "INT" {
+		t.Errorf("Wait after Ctrl-C = %+v, want killed by INT", *ee)
 	}
 }
