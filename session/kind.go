@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"unicode"
 
 	"github.com/ttymux/ttymux/transport"
 )
@@ -109,12 +110,55 @@ func JoinID(host, id string) string {
 
 // SplitID splits a session id "<host>/<id>" of a session an agent on
 // another host holds; remote is false for every other id.
+// Only a well-formed id is split: a host name (idHost) and an agent's id
+// or a session name, so an id such as "../x" or "host/../s1" never makes
+// the server connect anywhere.
 func SplitID(id string) (host, rid string, remote bool) {
-	i := strings.LastIndexByte(id, '/')
-	if i <= 0 || i == len(id)-1 {
+	host, rid, ok := strings.Cut(id, "/")
+	if !ok || !idHost(host) || !idPart(rid) {
 		return "", "", false
 	}
-	return id[:i], id[i+1:], true
+	return host, rid, true
+}
+
+// maxIDLen bounds a session id or name worth looking up.
+const maxIDLen = 256
+
+// wellFormedID reports whether id can name a session at all: an id or
+// name of this server or its agent, or "<host>/<id>".
+func wellFormedID(id string) bool {
+	if len(id) > maxIDLen {
+		return false
+	}
+	if _, _, remote := SplitID(id); remote {
+		return true
+	}
+	return idPart(id)
+}
+
+// idPart: a session id ("s3") or name: letters, digits, '-', '_', '.',
+// not "." or "..".
+func idPart(p string) bool {
+	if p == "" || p == "." || p == ".." || len(p) > maxIDLen {
+		return false
+	}
+	for _, r := range p {
+		if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// idHost: a host as open_ssh takes it (sshconf's checkHostArg, and
+// user@host), and no "..": no '/', white space, control characters or shell metacharacters,
+// no leading '.' or '-'.
+func idHost(h string) bool {
+	if h == "" || len(h) > maxIDLen || h[0] == '.' || h[0] == '-' || strings.Contains(h, "..") ||
+		strings.ContainsAny(h, "/'`\"$\\;&<>|(){},") {
+		return false
+	}
+	return strings.IndexFunc(h, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) < 0
 }
 
 // policyHost is the policy's name for a session of kind k opened with t,

@@ -170,6 +170,14 @@ func TestSplitID(t *testing.T) {
 		{"user@box:22/s3", "user@box:22", "s3", true},
 		{"/s1", "", "", false},
 		{"box/", "", "", false},
+		// Not ids: nothing here may make the server dial a host.
+		{"../x", "", "", false},
+		{"host/../s1", "", "", false},
+		{"x/../../s1", "", "", false},
+		{"s1/../s1", "", "", false},
+		{"-oProxyCommand=x/s1", "", "", false},
+		{"box;reboot/s1", "", "", false},
+		{"box/s1 x", "", "", false},
 	} {
 		host, rid, remote := session.SplitID(tt.id)
 		if host != tt.host || rid != tt.rid || remote != tt.remote {

@@ -127,10 +127,20 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
+	id := e.shortID()
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("no session %q: no sessions are open; start one with open_local", e.ID)
+		return fmt.Sprintf("no session %q: no sessions are open; start one with open_local", id)
 	}
-	return fmt.Sprintf("no session %q; open sessions: %s (call list for details)", e.ID, strings.Join(e.Known, ", "))
+	return fmt.Sprintf("no session %q; open sessions: %s (call list for details)", id, strings.Join(e.Known, ", "))
+}
+
+// shortID is the id as an error quotes it: a long one is cut, so that a
+// wrong id does not cost the model its whole length again.
+func (e *NotFoundError) shortID() string {
+	if len(e.ID) > 80 {
+		return fmt.Sprintf("%s… (%d bytes)", e.ID[:64], len(e.ID))
+	}
+	return e.ID
 }
 
 // ErrLimit is returned when the session limit is reached.
@@ -336,7 +346,7 @@ func (m *Manager) Get(ctx context.Context, idOrName string) (*Session, error) {
 	}
 	m.mu.Unlock()
 	_, _, remote := SplitID(idOrName)
-	if (m.opts.Keeper != nil && !remote) || (m.opts.Remote != nil && remote) {
+	if wellFormedID(idOrName) && ((m.opts.Keeper != nil && !remote) || (m.opts.Remote != nil && remote)) {
 		s, err := m.Attach(ctx, idOrName)
 		if err == nil {
 			return s, nil
@@ -361,6 +371,9 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 		return s, nil
 	}
 	m.mu.Unlock()
+	if !wellFormedID(idOrName) {
+		return nil, fmt.Errorf("%w: %q is not a session id or name (ids look like s3 or host/s3)", transport.ErrNoSession, (&NotFoundError{ID: idOrName}).shortID())
+	}
 	if host, rid, ok := SplitID(idOrName); ok {
 		return m.AttachHost(ctx, transport.Target{Host: host}, rid)
 	}
