@@ -40,8 +40,8 @@ func newNonce() string {
 }
 
 // writeShellInit writes the integration files under dir and returns their
-// directory. The files hold no secrets (the nonce travels in the
-// environment), but bash and zsh run them: dir must be ours and writable
+// directory. The files hold no secrets (each session's nonce has a file
+// of its own, written by integrate and removed by the shell), but bash and zsh run them: dir must be ours and writable
 // by nobody else, dir/shellinit and dir/shellinit/zsh private (created
 // 0700; either refused if another user's or open to others), and each file is kept only
 // if one no-follow open of it shows our regular file with the expected
@@ -91,7 +91,15 @@ func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 		return "", err
 	}
 	nonce := newNonce()
-	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE="+nonce)
+	// The nonce goes in a file of its own that the shell reads and
+	// removes (not the environment: see shellinit/bashrc).
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	nf := "nonce-" + hex.EncodeToString(rnd[:])
+	if _, err := privdir.WriteFile(d, nf, []byte(nonce+"\n")); err != nil {
+		return "", fmt.Errorf("write shell integration: %w", err)
+	}
+	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE_FILE="+filepath.Join(d, nf))
 	if norc {
 		t.Env = append(t.Env, "TTYMUX_NORC=1")
 	}

@@ -40,8 +40,11 @@ func (p Pacing) IsZero() bool { return p.Char <= 0 && p.Line <= 0 }
 func (s *Session) SetPacing(p Pacing) {
 	s.mu.Lock()
 	s.pace = p
+	kept := s.kept
 	s.mu.Unlock()
-	s.persist()
+	if kept {
+		s.persist()
+	}
 }
 
 // typeBytes writes p to the far end, paced by override or, when it is

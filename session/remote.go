@@ -45,13 +45,13 @@ func remoteBootstrap(nonce string) (string, error) {
 d=${TMPDIR:-/tmp}/ttymux.$$
 case ${s##*/} in
 bash)
-	(umask 077 && mkdir "$d" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE=` + nonce + ` TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" --rcfile "$d/rc" -i
+	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" --rcfile "$d/rc" -i
 `)
 	b.Write(bashrc)
 	b.WriteString(`TTYMUX_EOF
 	;;
 zsh)
-	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && cat >"$d/zsh/.zshenv") <<"TTYMUX_EOF" && TTYMUX_NONCE=` + nonce + ` TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
+	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && echo ` + nonce + ` >"$d/n" && cat >"$d/zsh/.zshenv") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
 `)
 	b.Write(zshenv)
 	b.WriteString(`TTYMUX_EOF
