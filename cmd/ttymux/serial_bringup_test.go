@@ -61,8 +61,9 @@ var stampRe = regexp.MustCompile(`^\[(\S+)\] (.*)$`)
 var relRe = regexp.MustCompile(`^\[ *([0-9.]+)\] (.*)$`)
 
 // TestSerialTimestampsMatchBursts: a device prints a boot log in bursts
-// and notes when it wrote each; every line's stamp is its burst's write
-// time, within 20 ms (ms precision, never before the write). The stamps
+// and notes when it wrote each; every line's stamp lies between its
+// burst's write (ms precision: up to 1 ms before) and the moment a read
+// showed the burst, whatever the machine's load. The stamps
 // are kept for the whole log: they are read back by range after the lines
 // were read once without them.
 func TestSerialTimestampsMatchBursts(t *testing.T) {
@@ -84,13 +85,17 @@ func TestSerialTimestampsMatchBursts(t *testing.T) {
 		}
 		before := time.Now()
 		dev.Write(t, b.String())
+		// The burst is stamped when the server reads it: no later than
+		// when a read shows it. (A fixed tolerance after the write fails
+		// on a loaded machine, where the server reads late.)
+		var r session.Result
+		call(t, cs, "read", map[string]any{"session_id": open.ID, "wait": true, "until": fmt.Sprintf("phase %d line %d", i, perBurst-1), "timeout_ms": 30000}, &r)
+		if !r.Complete {
+			t.Fatalf("phase %d not read: %+v", i, r)
+		}
 		written = append(written, window{before, time.Now()})
 	}
 	var r session.Result
-	call(t, cs, "read", map[string]any{"session_id": open.ID, "wait": true, "until": fmt.Sprintf("phase %d line %d", bursts-1, perBurst-1), "timeout_ms": 10000}, &r)
-	if !r.Complete {
-		t.Fatalf("boot log not read: %+v", r)
-	}
 
 	// ISO stamps: absolute, against the device's clock (the same one).
 	res := call(t, cs, "read", map[string]any{"session_id": open.ID, "mode": "range", "from_line": 1, "timestamps": "iso"}, &r)
@@ -101,7 +106,6 @@ func TestSerialTimestampsMatchBursts(t *testing.T) {
 	if len(lines) != bursts*perBurst {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), bursts*perBurst, r.Output)
 	}
-	const tolerance = 20 * time.Millisecond
 	first := map[int]time.Time{}
 	for _, l := range lines {
 		m := stampRe.FindStringSubmatch(l)
@@ -118,8 +122,8 @@ func TestSerialTimestampsMatchBursts(t *testing.T) {
 		}
 		w := written[i]
 		// The stamp is cut to the millisecond: up to 1 ms before the write.
-		if at.Before(w.before.Add(-time.Millisecond)) || at.After(w.after.Add(tolerance)) {
-			t.Errorf("%q stamped %s; the device wrote it between %s and %s",
+		if at.Before(w.before.Add(-time.Millisecond)) || at.After(w.after) {
+			t.Errorf("%q stamped %s; the device wrote it at %s and a read showed it at %s",
 				m[2], at.Format("15:04:05.000"), w.before.Format("15:04:05.000"), w.after.Format("15:04:05.000"))
 		}
 		if _, ok := first[i]; !ok {
