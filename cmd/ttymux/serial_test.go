@@ -204,6 +204,12 @@ func TestSerialConsoleThroughMCP(t *testing.T) {
 	router = startRouter(t, link, false)
 	defer router.unplug()
 	waitState(t, states, transport.LinkUp)
+	// The replugged console prints a prompt; typing before the server has
+	// read it, the send's until would match it (a loaded machine).
+	call(t, cs, "read", map[string]any{"session_id": open.ID, "wait": true, "until": "# $", "timeout_ms": 30000}, &r)
+	if !r.Complete {
+		t.Fatalf("no prompt after replug: %+v", r)
+	}
 	call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "uname -a", "until": "# $"}, &r)
 	if !r.Complete || !strings.Contains(r.Output, "Linux router") {
 		t.Fatalf("after replug: %+v", r)
