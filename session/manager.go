@@ -129,7 +129,7 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string {
 	id := e.shortID()
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("no session %q: no sessions are open; start one with open_local", id)
+		return fmt.Sprintf("no session %q: this server has none attached; list shows those agents keep (attach one by its id), open_local starts one", id)
 	}
 	return fmt.Sprintf("no session %q; open sessions: %s (call list for details)", id, strings.Join(e.Known, ", "))
 }
