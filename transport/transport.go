@@ -191,6 +191,15 @@ type ModemController interface {
 	SetModemLine(line ModemLine, on bool) error
 }
 
+// Backlog is implemented by a Conn that can tell how much output the far
+// end has already produced that Read has not returned yet: a local PTY or a
+// serial port, where the kernel holds it. A session waits for its reader
+// to take those bytes before it types, so that output made before a send
+// is never taken for the send's.
+type Backlog interface {
+	Unread() (int, error)
+}
+
 // ErrUnsupported is wrapped by errors for operations the far end cannot do.
 var ErrUnsupported = errors.New("not supported by this device")
 

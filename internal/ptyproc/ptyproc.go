@@ -503,6 +503,17 @@ func (p *Proc) WaitsForInput() (bool, error) {
 	}
 }
 
+// Unread returns how many bytes of output the child has written that Read
+// has not returned yet (FIONREAD on the master: the kernel's queue).
+func (p *Proc) Unread() (int, error) {
+	var n int
+	err := p.control("count unread output", func(fd int) (err error) {
+		n, err = unix.IoctlGetInt(fd, fionread)
+		return err
+	})
+	return n, err
+}
+
 // Echo reports whether the terminal's ECHO flag is set. Programs turn it
 // off to read passwords; note that readline also turns it off while it
 // edits a line, because it echoes by itself.

@@ -147,6 +147,21 @@ func (c *Port) Write(p []byte) (int, error) {
 	return n, &fs.PathError{Op: "write", Path: c.port, Err: unwrapPath(err)}
 }
 
+// Unread returns how many bytes the device has sent that Read has not
+// returned yet (FIONREAD: the kernel's input queue). Unplugged, it is 0.
+func (c *Port) Unread() (int, error) {
+	f, _, _, err := c.current("count unread input")
+	if err != nil || f == nil {
+		return 0, err
+	}
+	var n int
+	err = control(f, func(fd int) (err error) {
+		n, err = unix.IoctlGetInt(fd, fionread)
+		return err
+	})
+	return n, err
+}
+
 // Close closes the port, unblocks pending Reads and Writes, stops waiting
 // for an unplugged device and makes Wait return. Output the device has not
 // taken yet is discarded rather than waited for. It may be called more

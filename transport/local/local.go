@@ -191,3 +191,7 @@ func (c *Conn) ShellWaitsForInput() (bool, error) { return c.p.WaitsForInput() }
 // Echo reports whether the terminal's ECHO flag is set. Readline clears it
 // while it edits a line, so an idle bash prompt reports false too.
 func (c *Conn) Echo() (bool, error) { return c.p.Echo() }
+
+// Unread returns how many bytes the program has written that Read has not
+// returned yet (transport.Backlog).
+func (c *Conn) Unread() (int, error) { return c.p.Unread() }

@@ -101,6 +101,10 @@ func (c *Conn) Write(p []byte) (int, error) { return c.p.Write(p) }
 // error.
 func (c *Conn) Close() error { return c.p.Close() }
 
+// Unread returns how many bytes the device has sent that Read has not
+// returned yet (transport.Backlog).
+func (c *Conn) Unread() (int, error) { return c.p.Unread() }
+
 // Wait blocks until the Conn is closed (nil) or, without Reconnect, the
 // device went away (an error wrapping ErrDisconnected that names the port).
 func (c *Conn) Wait() error { return c.p.Wait() }
