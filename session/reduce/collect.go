@@ -8,15 +8,20 @@ import (
 )
 
 // Limits of a Collector. Reduce returns at most the head and tail of a fold
-// and the lines it keeps from the middle, so the lines a Collector holds are
-// those and a window of recent lines large enough for the tail after
-// repeats are collapsed and for a command reducer to see a build's or a
-// test run's last part whole.
+// (60 and 100 lines) and the lines it keeps from the middle, so the lines a
+// Collector holds are those and a window of recent lines large enough for
+// the tail after repeats are collapsed and for a command reducer to see a
+// build's or a test run's last part whole: 10,000 lines, 100 times the
+// tail. A line that leaves the window is still counted, and kept if it
+// looks like an error, so a smaller window changes only where a marker
+// starts, never what is lost. The window was 50,000 lines (4 MiB): 2.7 MB
+// of a million-line command's live heap, which the garbage collector's
+// goal doubles (issue #17).
 const (
 	collectHead      = 1000 // lines kept from the start
 	collectHeadBytes = 256 << 10
-	collectWindow    = 50000   // recent lines kept
-	collectWinBytes  = 4 << 20 // … and their bytes
+	collectWindow    = 10000   // recent lines kept
+	collectWinBytes  = 1 << 20 // … and their bytes
 	collectKeptBytes = 2 << 20 // lines kept from the middle (LooksLikeError)
 	maxQuoted        = 80      // the longest line a gap marker quotes
 )
