@@ -271,18 +271,28 @@ func binaryBytes(p []byte) int {
 		n += int(oddByte[b])
 		high |= b
 	}
-	if high >= 0x80 && !utf8.Valid(p) {
-		for i := 0; i < len(p); {
-			if p[i] < 0x80 {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRune(p[i:])
-			if r == utf8.RuneError && size == 1 {
-				n++
-			}
-			i += size
+	if high >= 0x80 {
+		n += invalidUTF8(p)
+	}
+	return n
+}
+
+// invalidUTF8 counts the bytes of p that are not part of valid UTF-8.
+func invalidUTF8(p []byte) int {
+	if utf8.Valid(p) {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(p); {
+		if p[i] < 0x80 {
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && size == 1 {
+			n++
+		}
+		i += size
 	}
 	return n
 }
