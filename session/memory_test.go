@@ -172,7 +172,12 @@ func BenchmarkFloodMemory(b *testing.B) {
 				b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MB")
 				b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
 				if persistent {
-					_, _ = m.Close(ctx, s.ID())
+					// A context of its own: a 100 MB flood can outlast the
+					// open's 20 s, and a failed Close left the shell running
+					// in the agent (and the agent with it).
+					cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+					_, _ = m.Close(cctx, s.ID())
+					ccancel()
 				}
 			})
 		}
