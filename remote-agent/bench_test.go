@@ -1,9 +1,13 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/binary"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // BenchmarkEchoRoundTrip types "echo x" into a shell held by the agent and
@@ -28,4 +32,49 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "median-µs")
+}
+
+// BenchmarkFloodSeq runs `seq 1 1000000` in a shell held by the agent and
+// reads the stream to the end of its output, discarding it: the agent's
+// share of a persistent session's throughput (session
+// BenchmarkSessionVsDrain/persistent), for a CPU profile of the agent's
+// path (PTY read → ring → frames → socket). It reports ms per flood.
+func BenchmarkFloodSeq(b *testing.B) {
+	ta := startAgent(b, Options{})
+	tc := ta.create(b, testShell())
+	tc.waitOutput("$ ")
+	var buf []byte
+	var total time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		tc.input("seq 1 1000000; echo FLOOD-$((6*7))\r")
+		var n int64
+		var tail []byte
+		for {
+			_ = tc.c.SetReadDeadline(time.Now().Add(waitTimeout))
+			f, err := agentproto.ReadFrame(tc.br, buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf = f.Payload[:0]
+			if f.Type != agentproto.TypeOutput {
+				continue
+			}
+			_, k := binary.Varint(f.Payload)
+			data := f.Payload[k:]
+			n += int64(len(data))
+			tail = append(tail, data[max(0, len(data)-64):]...)
+			if len(tail) > 128 {
+				tail = tail[len(tail)-128:]
+			}
+			if bytes.Contains(tail, []byte("FLOOD-42\r\n")) {
+				break
+			}
+		}
+		total += time.Since(t0)
+		if n < 7888896 {
+			b.Fatalf("read %d bytes, want at least seq's 7888896", n)
+		}
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "flood-ms")
 }

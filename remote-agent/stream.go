@@ -66,6 +66,7 @@ func (cl *client) queue(r agentproto.Reply) bool {
 // second goroutine reads the client's frames.
 func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentproto.AttachReply) {
 	cl := &client{conn: c, sess: sess, quit: make(chan struct{}), ctrl: make(chan struct{}, 1)}
+	rep.Caps = agentproto.AgentCaps
 	// The reply and the current foreground go out in one write.
 	sess.mu.Lock()
 	fg, fgSeq, exited := sess.fg, sess.fgSeq, sess.exited
@@ -174,6 +175,12 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 		case agentproto.Signal:
 			sess.signal(m.Name)
 		case agentproto.SetMeta:
+			if m.NoReply { // a client that read CapMetaNoReply in the AttachReply
+				if r := sess.setMeta(m.Meta); r.Status != agentproto.StatusOK {
+					sess.log.Warn("session metadata refused", "why", r.Message)
+				}
+				continue
+			}
 			if !cl.queue(sess.setMeta(m.Meta)) {
 				sess.log.Warn("client does not read its replies; disconnecting")
 				return "too many unread replies"

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,14 +19,24 @@ import (
 )
 
 // heapWatch samples the Go heap in use (spans holding objects, live or not
-// yet swept) until stop is called, and returns its peak.
+// yet swept) until stop is called, and returns its peak. With
+// TTYMUX_BENCH_HEAPPROFILE=FILE it writes a heap profile there at the peak.
 func heapWatch() (stop func() uint64) {
 	var peak uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	prof := os.Getenv("TTYMUX_BENCH_HEAPPROFILE")
 	sample := func() {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse > peak && prof != "" {
+			// The live heap as of the last collection, at the highest
+			// heap in use seen so far: what a flood holds.
+			if f, err := os.Create(prof); err == nil {
+				_ = pprof.WriteHeapProfile(f)
+				_ = f.Close()
+			}
+		}
 		peak = max(peak, ms.HeapInuse)
 	}
 	wg.Go(func() {
@@ -161,7 +172,12 @@ func BenchmarkFloodMemory(b *testing.B) {
 				b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MB")
 				b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
 				if persistent {
-					_, _ = m.Close(ctx, s.ID())
+					// A context of its own: a 100 MB flood can outlast the
+					// open's 20 s, and a failed Close left the shell running
+					// in the agent (and the agent with it).
+					cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+					_, _ = m.Close(cctx, s.ID())
+					ccancel()
 				}
 			})
 		}

@@ -19,7 +19,8 @@ import (
 // server (open_local persistent: false) and one held by the agent (the
 // default): `yes | head -c 100000000` (issue #13 item 7: under 64 MB) and
 // `seq 1 1000000` (DESIGN.md: ≤ 32 MB). A figure, not an assertion; see
-// docs/performance.md.
+// docs/performance.md. With TTYMUX_BENCH_BASE=DIR it also runs the ttymux
+// and ttymux-agent in DIR, interleaved (see below).
 //
 //	go test -run XXX -bench ServerFloodPeakRSS -benchtime 1x ./cmd/ttymux
 func BenchmarkServerFloodPeakRSS(b *testing.B) {
@@ -35,45 +36,76 @@ func BenchmarkServerFloodPeakRSS(b *testing.B) {
 			_ = cs.Close()
 		}
 	})
+	// TTYMUX_BENCH_BASE names a directory holding another build's ttymux
+	// and ttymux-agent (a baseline): each iteration then runs both, one
+	// after the other, and reports the baseline's figure as
+	// base-peak-rss-MB, so an A/B comparison sees the same load.
+	base := os.Getenv("TTYMUX_BENCH_BASE")
 	for _, held := range []string{"server", "agent"} {
 		for _, text := range []string{"yes | head -c 100000000", "seq 1 1000000"} {
 			b.Run(held+"/"+strings.Fields(text)[0], func(b *testing.B) {
+				var rss, baseRSS float64
 				for b.Loop() {
-					runtime := shortTempDir(b)
-					env := testEnv(b, runtime)
-					args := []string{"mcp"}
-					if held == "server" {
-						args = append(args, "-no-agent")
-					} else {
-						b.Cleanup(func() {
-							stop := exec.Command(filepath.Join(filepath.Dir(ttymuxBinary(b)), "ttymux-agent"), "stop", "--force")
-							stop.Env = env
-							_ = stop.Run() // best effort
-						})
+					rss += floodPeakRSS(b, ttymuxBinary(b), held, text)
+					if base != "" {
+						baseRSS += floodPeakRSS(b, filepath.Join(base, "ttymux"), held, text)
 					}
-					cmd := exec.Command(ttymuxBinary(b), args...)
-					cmd.Env = env
-					cmd.Stderr = io.Discard
-					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-					cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					var open OpenOut
-					call(b, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}, "persistent": held == "agent"}, &open)
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{
-						"session_id": open.ID, "text": text, "timeout_ms": 240000}})
-					if err != nil || res.IsError {
-						b.Fatalf("send: %v %+v", err, res)
-					}
-					b.ReportMetric(peakRSSMB(b, cmd.Process.Pid), "peak-rss-MB")
-					call(b, cs, "close", map[string]any{"session_id": open.ID}, nil)
-					_ = cs.Close()
-					cancel()
+				}
+				b.ReportMetric(rss/float64(b.N), "peak-rss-MB")
+				if base != "" {
+					b.ReportMetric(baseRSS/float64(b.N), "base-peak-rss-MB")
+					b.ReportMetric(rss/baseRSS, "rss/base")
 				}
 			})
 		}
 	}
+}
+
+// floodPeakRSS runs text through one session of the server bin (held in
+// the server or by the agent beside bin) and returns the server's peak RSS.
+func floodPeakRSS(b *testing.B, bin, held, text string) float64 {
+	runtime := shortTempDir(b)
+	env := testEnv(b, runtime)
+	args := []string{"mcp"}
+	if held == "server" {
+		args = append(args, "-no-agent")
+	} else {
+		defer func() {
+			stop := exec.Command(filepath.Join(filepath.Dir(bin), "ttymux-agent"), "stop", "--force")
+			stop.Env = env
+			_ = stop.Run() // best effort
+		}()
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	cmd.Stderr = io.Discard
+	if f := os.Getenv("TTYMUX_BENCH_STDERR"); f != "" {
+		// The server's log (and, with GODEBUG=gctrace=1 in the
+		// environment, the garbage collector's trace) for a profile.
+		w, err := os.OpenFile(f, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		cmd.Stderr = w
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	var open OpenOut
+	call(b, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}, "persistent": held == "agent"}, &open)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{
+		"session_id": open.ID, "text": text, "timeout_ms": 240000}})
+	if err != nil || res.IsError {
+		b.Fatalf("send: %v %+v", err, res)
+	}
+	rss := peakRSSMB(b, cmd.Process.Pid)
+	call(b, cs, "close", map[string]any{"session_id": open.ID}, nil)
+	return rss
 }
 
 func peakRSSMB(b *testing.B, pid int) float64 {

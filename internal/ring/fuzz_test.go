@@ -6,7 +6,8 @@ import (
 )
 
 // FuzzRing writes stream into a small ring in chunks whose lengths come from
-// chunks (a byte >= 250 means a chunk several times the ring size), with a
+// chunks (a byte >= 250 means a chunk several times the ring size; size >=
+// 128 puts every buffer outside the heap, see grow), with a
 // LineIndex alongside, and after every write checks every range and every
 // line against the naive references.
 func FuzzRing(f *testing.F) {
@@ -14,6 +15,7 @@ func FuzzRing(f *testing.F) {
 	f.Add(uint8(1), uint8(2), []byte("\n\n\n\n\n\n"), []byte{1, 2, 3})
 	f.Add(uint8(16), uint8(0), seqOutput(100), []byte{7, 16, 17, 255, 1, 0, 33})
 	f.Add(uint8(9), uint8(3), bytes.Repeat([]byte("long line without end "), 10), []byte{251, 9, 8})
+	f.Add(uint8(128+16), uint8(1), seqOutput(100), []byte{7, 16, 17, 255, 1, 0, 33})
 	f.Fuzz(func(t *testing.T, size, k uint8, stream, chunks []byte) {
 		// Bound the work per input: every write checks O(size²) ranges.
 		stream = stream[:min(len(stream), 4096)]
@@ -24,6 +26,7 @@ func FuzzRing(f *testing.F) {
 			spacing = checkpointEvery
 		}
 		r := New(sz)
+		r.mapAll = size >= 128 // buffers outside the heap, as a full-size log's
 		ix := newLineIndex(r, spacing)
 		ref := newRefLines()
 		off := 0

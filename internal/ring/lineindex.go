@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 )
 
@@ -99,6 +100,7 @@ func newLineIndexAt(r *Ring, line, k int64) *LineIndex {
 	a, b := r.segments(r.Start(), r.end)
 	ix.add(a)
 	ix.add(b)
+	runtime.KeepAlive(r)
 	return ix
 }
 
@@ -296,13 +298,16 @@ func (ix *LineIndex) nlBefore(off int64) int64 {
 // count returns the number of '\n' in [from, to), which the ring holds.
 func (r *Ring) count(from, to int64) int64 {
 	a, b := r.segments(from, to)
-	return int64(bytes.Count(a, newline) + bytes.Count(b, newline))
+	n := int64(bytes.Count(a, newline) + bytes.Count(b, newline))
+	runtime.KeepAlive(r)
+	return n
 }
 
 // indexNth returns the offset of the k-th '\n' (k >= 1) in [from, to), which
 // the ring holds, or -1 if there are fewer.
 func (r *Ring) indexNth(from, to, k int64) int64 {
 	a, b := r.segments(from, to)
+	defer runtime.KeepAlive(r)
 	i, left := indexNth(a, int(k))
 	if i >= 0 {
 		return from + int64(i)

@@ -1,5 +1,7 @@
 package ring
 
+import "runtime"
+
 // Mask overwrites the bytes of [from, to) that the ring still holds with c,
 // except line feeds and carriage returns, so line numbers (LineIndex) stay
 // as they were. It returns how many bytes it overwrote. Whoever reads the
@@ -21,5 +23,6 @@ func (r *Ring) Mask(from, to int64, c byte) int {
 			}
 		}
 	}
+	runtime.KeepAlive(r)
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 )
 
 // DefaultSize is the capacity New uses when asked for size <= 0: 8 MiB, about
@@ -47,6 +48,15 @@ type Ring struct {
 	// when Start() > base. LineIndex needs it to tell whether Start() itself
 	// begins a line, and it is gone from buf by the time LineIndex.Write runs.
 	before byte
+	// mapped is set when buf is memory from mapBuf, outside the Go heap;
+	// unmap returns it to the system once the Ring is unreachable (see
+	// grow). Every method that works on slices of buf ends with
+	// runtime.KeepAlive(r), so the cleanup never runs while one is in use.
+	mapped bool
+	unmap  runtime.Cleanup
+	// mapAll maps every buffer, not just the full-size one: for tests, so
+	// that small rings exercise mapped memory too.
+	mapAll bool
 }
 
 // New returns an empty Ring that keeps the last size bytes. A size <= 0 means
@@ -150,6 +160,7 @@ func (r *Ring) Write(p []byte) (int, error) {
 	c := copy(r.buf[pos:], p)
 	copy(r.buf, p[c:])
 	r.end = end
+	runtime.KeepAlive(r)
 	return n, nil
 }
 
@@ -159,14 +170,36 @@ func (r *Ring) Write(p []byte) (int, error) {
 // a flood's peak memory, while one large allocation is fresh memory from
 // the system whose pages become resident only as output fills them
 // (issue #17).
+//
+// The full-size buffer of a ring larger than directAlloc is anonymous
+// memory outside the Go heap (mapBuf), returned to the system by a cleanup
+// when the Ring becomes unreachable: the log is the largest object a
+// session holds, and on the heap it raised the garbage collector's goal by
+// its own size, so a million-line command peaked 8 MiB higher (issue #17).
+// Where mapping fails, or on systems without it, the buffer is on the heap.
 func (r *Ring) grow(rel int64) {
 	n := int(min(max(int64(2*len(r.buf)), minAlloc, rel), int64(r.size)))
 	if n > directAlloc {
 		n = r.size
 	}
-	buf := make([]byte, n)
+	var buf []byte
+	mapped := n > directAlloc || r.mapAll
+	if mapped {
+		buf = mapBuf(n)
+		mapped = buf != nil
+	}
+	if !mapped {
+		buf = make([]byte, n)
+	}
 	copy(buf, r.buf[:r.end-r.base])
-	r.buf = buf
+	if r.mapped {
+		r.unmap.Stop()
+		unmapBuf(r.buf)
+	}
+	r.buf, r.mapped = buf, mapped
+	if mapped {
+		r.unmap = runtime.AddCleanup(r, unmapBuf, buf)
+	}
 }
 
 // segments returns the held bytes of [from, to) as up to two slices of buf,
@@ -202,6 +235,7 @@ func (r *Ring) ReadAt(p []byte, off int64) (int, error) {
 	a, b := r.segments(off, min(r.end, off+int64(len(p))))
 	n := copy(p, a)
 	n += copy(p[n:], b)
+	runtime.KeepAlive(r)
 	return n, nil
 }
 
@@ -224,6 +258,7 @@ func (r *Ring) AppendRange(dst []byte, from, to int64) (out []byte, gone int64) 
 	a, b := r.segments(from, to)
 	dst = append(dst, a...)
 	dst = append(dst, b...)
+	runtime.KeepAlive(r)
 	return dst, gone
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -415,4 +416,46 @@ func TestWriteAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("Write allocates %.1f times per call, want 0", allocs)
 	}
+}
+
+// TestMappedBuffer fills rings whose full-size buffer is outside the heap
+// (larger than directAlloc) past their size, checking what they hold as the
+// buffer grows from the heap to mapped memory and wraps; with mapAll every
+// buffer is mapped and each replaced one returned at once. The rings are
+// then dropped and collected, which runs their cleanups.
+func TestMappedBuffer(t *testing.T) {
+	const size = 3<<20 + 17
+	stream := seqOutput(600000) // 3.9 MB
+	for _, all := range []bool{false, true} {
+		r := New(size)
+		r.mapAll = all
+		ix := NewLineIndex(r)
+		for off, n := 0, 1; off < len(stream); off, n = off+n, n*2+1 {
+			n = min(n, len(stream)-off, 1<<20)
+			r.Write(stream[off : off+n])
+			ix.Write(stream[off : off+n])
+			if got := len(r.buf); got > size {
+				t.Fatalf("buffer of %d bytes, past size %d", got, size)
+			}
+			end := int64(off + n)
+			for _, o := range []int64{r.Start(), (r.Start() + end) / 2, end - 1} {
+				checkReadAt(t, r, stream[:end], o, 4096)
+			}
+		}
+		if !r.mapped {
+			t.Fatalf("mapAll=%v: the full-size buffer is on the heap", all)
+		}
+		got, gone := r.AppendRange(nil, 0, r.End())
+		if want := stream[len(stream)-size:]; gone != int64(len(stream)-size) || !bytes.Equal(got, want) {
+			t.Fatalf("mapAll=%v: AppendRange gave %d bytes, %d gone; want the last %d", all, len(got), gone, size)
+		}
+		if n := r.Mask(r.End()-10, r.End(), '*'); n == 0 {
+			t.Fatalf("Mask overwrote nothing")
+		}
+		if line, want := ix.LineAt(r.End()-1), int64(600000); line != want {
+			t.Fatalf("LineAt(last byte) = %d, want %d", line, want)
+		}
+	}
+	runtime.GC()
+	runtime.GC()
 }

@@ -131,31 +131,43 @@ func TestEmptyPayloads(t *testing.T) {
 
 // TestAppendedFieldsAbsent pins the versioning rule: a payload from an older
 // build of the same Version lacks the fields appended since, and those
-// decode as zero (AttachReply.Kind and FromLine, SessionInfo.StartLine).
+// decode as zero (AttachReply.Caps, Kind and FromLine, SessionInfo.StartLine).
 func TestAppendedFieldsAbsent(t *testing.T) {
-	rep := AttachReply{Status: StatusAttached, From: 5, Session: SessionInfo{ID: "s1", StartLine: 3}, FromLine: 9, Kind: KindSerial}
+	rep := AttachReply{Status: StatusAttached, From: 5, Session: SessionInfo{ID: "s1", StartLine: 3}, FromLine: 9, Kind: KindSerial, Caps: CapMetaNoReply}
 	_, p := Marshal(rep)
-	// Drop Kind (1 byte), FromLine (1 byte: zig-zag 9 = 18) and StartLine
-	// (1 byte), one after the other.
-	for _, cut := range []int{1, 2, 3} {
+	// Drop Caps (1 byte), Kind (1 byte), FromLine (1 byte: zig-zag 9 = 18)
+	// and StartLine (1 byte), one after the other.
+	for _, cut := range []int{1, 2, 3, 4} {
 		m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: p[:len(p)-cut]})
 		if err != nil {
 			t.Fatalf("cut %d: %v", cut, err)
 		}
 		got := m.(AttachReply)
-		if got.Kind != KindPTY || got.Session.ID != "s1" || got.From != 5 {
+		if got.Caps != 0 || got.Session.ID != "s1" || got.From != 5 {
 			t.Errorf("cut %d: got %+v", cut, got)
 		}
-		if wantLine := map[int]int64{1: 9}[cut]; got.FromLine != wantLine {
+		if wantKind := map[int]Kind{1: KindSerial}[cut]; got.Kind != wantKind {
+			t.Errorf("cut %d: Kind = %v, want %v", cut, got.Kind, wantKind)
+		}
+		if wantLine := map[int]int64{1: 9, 2: 9}[cut]; got.FromLine != wantLine {
 			t.Errorf("cut %d: FromLine = %d, want %d", cut, got.FromLine, wantLine)
 		}
-		if cut == 3 && got.Session.StartLine != 0 {
+		if cut == 4 && got.Session.StartLine != 0 {
 			t.Errorf("cut %d: StartLine = %d, want 0", cut, got.Session.StartLine)
 		}
 	}
+	// SetMeta.NoReply, appended after Meta, is absent from an older
+	// client's SetMeta: the agent answers it.
+	_, sp := Marshal(SetMeta{Meta: []byte("m"), NoReply: true})
+	if m, err := Unmarshal(Frame{Type: TypeSetMeta, Payload: sp[:len(sp)-1]}); err != nil || m.(SetMeta).NoReply || string(m.(SetMeta).Meta) != "m" {
+		t.Errorf("SetMeta without NoReply: %+v, %v", m, err)
+	}
+	if m, err := Unmarshal(Frame{Type: TypeSetMeta, Payload: sp}); err != nil || !m.(SetMeta).NoReply {
+		t.Errorf("SetMeta with NoReply: %+v, %v", m, err)
+	}
 	// Trailing bytes from a newer build are ignored.
 	m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: append(p, 1, 2, 3)})
-	if err != nil || m.(AttachReply).FromLine != 9 || m.(AttachReply).Kind != KindSerial {
+	if err != nil || m.(AttachReply).FromLine != 9 || m.(AttachReply).Kind != KindSerial || m.(AttachReply).Caps != CapMetaNoReply {
 		t.Errorf("with trailing bytes: %+v, %v", m, err)
 	}
 }
@@ -204,7 +216,7 @@ func TestBadFrames(t *testing.T) {
 		{"status over 255", Frame{Type: TypeReply, Payload: binary.AppendUvarint(nil, 256)}},
 		{"list count over payload", Frame{Type: TypeListReply, Payload: []byte{5, 0}}},
 		{"args count over payload", Frame{Type: TypeCreate, Payload: []byte{0, 200}}},
-		{"kind over 255", Frame{Type: TypeAttachReply, Payload: append(payloadOf(AttachReply{}, 1), binary.AppendUvarint(nil, 256)...)}},
+		{"kind over 255", Frame{Type: TypeAttachReply, Payload: append(payloadOf(AttachReply{}, 2), binary.AppendUvarint(nil, 256)...)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -91,7 +91,25 @@ type AttachReply struct {
 	// failures included; an agent that predates them sends none
 	// (KindPTY).
 	Kind Kind
+	// Caps says what the agent can do on this stream beyond what its
+	// Version promises (appended after Kind; 0 from an agent that
+	// predates it). A client uses a capability only when it is set here.
+	Caps Caps
 }
+
+// Caps is a set of capabilities an agent advertises in its AttachReply.
+type Caps uint64
+
+const (
+	// CapMetaNoReply: the agent answers a SetMeta whose NoReply is set with
+	// no Reply frame. An agent that predates it answers every SetMeta (it
+	// does not read NoReply), so a client that set NoReply without this
+	// capability would take that Reply for the answer to a later request.
+	CapMetaNoReply Caps = 1 << 0
+)
+
+// AgentCaps is what an agent built from this package advertises.
+const AgentCaps = CapMetaNoReply
 
 // SessionInfo describes one session held by the agent.
 type SessionInfo struct {
@@ -169,7 +187,14 @@ type Foreground struct {
 }
 
 // SetMeta replaces the session's client metadata.
-type SetMeta struct{ Meta []byte }
+type SetMeta struct {
+	Meta []byte
+	// NoReply asks the agent not to answer (appended after Meta): metadata
+	// a client sends on every command (issue #17) then costs one frame,
+	// not two. Only for an agent whose AttachReply has CapMetaNoReply; an
+	// older agent ignores the field and answers.
+	NoReply bool
+}
 
 // Kill ends a session.
 type Kill struct{ ID string }
@@ -411,6 +436,7 @@ func Marshal(m any) (Type, []byte) {
 		m.Session.enc(&e)
 		e.i(m.FromLine)
 		e.u(uint64(m.Kind))
+		e.u(uint64(m.Caps))
 		return TypeAttachReply, e.b
 	case ListReply:
 		e.u(uint64(len(m.Sessions)))
@@ -458,6 +484,7 @@ func Marshal(m any) (Type, []byte) {
 		return TypeForeground, e.b
 	case SetMeta:
 		e.bytes(m.Meta)
+		e.bool(m.NoReply)
 		return TypeSetMeta, e.b
 	case Kill:
 		e.str(m.ID)
@@ -541,7 +568,7 @@ func Unmarshal(f Frame) (any, error) {
 		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail")}
 	case TypeAttachReply:
 		m = AttachReply{Status: d.status(), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"),
-			Session: d.session(), FromLine: d.i("from line"), Kind: d.kind()}
+			Session: d.session(), FromLine: d.i("from line"), Kind: d.kind(), Caps: Caps(d.u("caps"))}
 	case TypeList:
 		m = struct{}{}
 	case TypeListReply:
@@ -579,7 +606,7 @@ func Unmarshal(f Frame) (any, error) {
 	case TypeForeground:
 		m = Foreground{Pgid: d.int("pgid"), Name: d.str("name"), IsShell: d.bool("is shell"), Echo: d.bool("echo")}
 	case TypeSetMeta:
-		m = SetMeta{Meta: d.bytes("meta")}
+		m = SetMeta{Meta: d.bytes("meta"), NoReply: d.bool("no reply")}
 	case TypeKill:
 		m = Kill{ID: d.str("id")}
 	case TypeStop:

@@ -8,15 +8,20 @@ import (
 )
 
 // Limits of a Collector. Reduce returns at most the head and tail of a fold
-// and the lines it keeps from the middle, so the lines a Collector holds are
-// those and a window of recent lines large enough for the tail after
-// repeats are collapsed and for a command reducer to see a build's or a
-// test run's last part whole.
+// (60 and 100 lines) and the lines it keeps from the middle, so the lines a
+// Collector holds are those and a window of recent lines large enough for
+// the tail after repeats are collapsed and for a command reducer to see a
+// build's or a test run's last part whole: 10,000 lines, 100 times the
+// tail. A line that leaves the window is still counted, and kept if it
+// looks like an error, so a smaller window changes only where a marker
+// starts, never what is lost. The window was 50,000 lines (4 MiB): 2.7 MB
+// of a million-line command's live heap, which the garbage collector's
+// goal doubles (issue #17).
 const (
 	collectHead      = 1000 // lines kept from the start
 	collectHeadBytes = 256 << 10
-	collectWindow    = 50000   // recent lines kept
-	collectWinBytes  = 4 << 20 // … and their bytes
+	collectWindow    = 10000   // recent lines kept
+	collectWinBytes  = 1 << 20 // … and their bytes
 	collectKeptBytes = 2 << 20 // lines kept from the middle (LooksLikeError)
 	maxQuoted        = 80      // the longest line a gap marker quotes
 )
@@ -108,6 +113,16 @@ func (c *Collector) take() {
 	if len(nums) > 0 {
 		c.lastNum = nums[len(nums)-1]
 	}
+	if i < len(lines) && c.win == nil {
+		// Room for the window and the lines that leave it before the
+		// next compaction (below), once: growing a slice of strings by
+		// doubling while the garbage collector marks was most of take's
+		// time for a long command (issue #17).
+		c.win = make([]string, 0, 2*collectWindow+len(lines)-i)
+		c.winNums = make([]int64, 0, cap(c.win))
+	} else if c.ws > 0 && len(c.win)+len(lines)-i > cap(c.win) {
+		c.compact()
+	}
 	for ; i < len(lines); i++ {
 		c.win = append(c.win, lines[i])
 		c.winNums = append(c.winNums, nums[i])
@@ -120,11 +135,16 @@ func (c *Collector) take() {
 		}
 	}
 	if c.ws > 4096 && c.ws > len(c.win)/2 {
-		n := copy(c.win, c.win[c.ws:])
-		copy(c.winNums, c.winNums[c.ws:])
-		clear(c.win[n:])
-		c.win, c.winNums, c.ws = c.win[:n], c.winNums[:n], 0
+		c.compact()
 	}
+}
+
+// compact moves the window's lines to the front of c.win.
+func (c *Collector) compact() {
+	n := copy(c.win, c.win[c.ws:])
+	copy(c.winNums, c.winNums[c.ws:])
+	clear(c.win[n:])
+	c.win, c.winNums, c.ws = c.win[:n], c.winNums[:n], 0
 }
 
 // leave takes a line that leaves the window for the middle.
@@ -224,31 +244,55 @@ func (c *Collector) count(p []byte) {
 	c.odd += int64(binaryBytes(p))
 }
 
-// textControl[c] is true for the control characters text holds.
-var textControl = [32]bool{'\t': true, '\n': true, '\r': true, '\b': true, '\a': true, '\f': true, 0x1b: true}
+// oddByte[b] is 1 for the bytes text does not hold on their own: controls
+// other than tab, newline, carriage return, backspace, bell, form feed and
+// ESC, and DEL. Bytes of 0x80 and above are judged by UTF-8 validity.
+var oddByte = func() (t [256]uint8) {
+	for b := range 0x20 {
+		switch b {
+		case '\t', '\n', '\r', '\b', '\a', '\f', 0x1b:
+		default:
+			t[b] = 1
+		}
+	}
+	t[0x7f] = 1
+	return t
+}()
 
-// binaryBytes counts the bytes of p that text does not hold: controls
-// other than textControl, DEL, and bytes that are not part of valid UTF-8.
+// binaryBytes counts the bytes of p that text does not hold: those oddByte
+// marks, and bytes of 0x80 and above that are not part of valid UTF-8.
+// It runs over every byte of a command's output: a table and no branch per
+// byte (the loop with two comparisons per byte was a fifth of the
+// pre-renderer's time for seq 1 1000000, issue #17).
 func binaryBytes(p []byte) int {
-	n, high := 0, false
+	n := 0
+	var high uint8
 	for _, b := range p {
-		if b < 0x20 && !textControl[b] || b == 0x7f {
+		n += int(oddByte[b])
+		high |= b
+	}
+	if high >= 0x80 {
+		n += invalidUTF8(p)
+	}
+	return n
+}
+
+// invalidUTF8 counts the bytes of p that are not part of valid UTF-8.
+func invalidUTF8(p []byte) int {
+	if utf8.Valid(p) {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(p); {
+		if p[i] < 0x80 {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && size == 1 {
 			n++
 		}
-		high = high || b >= 0x80
-	}
-	if high && !utf8.Valid(p) {
-		for i := 0; i < len(p); {
-			if p[i] < 0x80 {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRune(p[i:])
-			if r == utf8.RuneError && size == 1 {
-				n++
-			}
-			i += size
-		}
+		i += size
 	}
 	return n
 }

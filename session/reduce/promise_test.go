@@ -138,7 +138,8 @@ func TestBinarySummarised(t *testing.T) {
 // TestCollectorWholeWhenItFits: output that fits the head and the window
 // comes back exactly as RenderNumbered renders it, with no gaps.
 func TestCollectorWholeWhenItFits(t *testing.T) {
-	data := []byte(strings.Repeat("line with some text\r\nprogress 1%\rprogress 2%\r\n\x1b[1mbold\x1b[0m\n", 9000))
+	// Three lines a repeat: as many as the head and the window hold.
+	data := []byte(strings.Repeat("line with some text\r\nprogress 1%\rprogress 2%\r\n\x1b[1mbold\x1b[0m\n", (collectHead+collectWindow)/3))
 	want, wantNums := RenderNumbered(data)
 	var c Collector
 	for i := 0; i < len(data); i += 4093 {

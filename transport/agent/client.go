@@ -420,6 +420,7 @@ func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Co
 	log.Debug("agent session opened", "op", op, "from", r.From, "lost", r.Lost)
 	conn := newConn(ks.ID, l, r.From, log)
 	conn.kind = r.Kind
+	conn.caps = r.Caps
 	return conn, ks, res, nil
 }
 

@@ -45,6 +45,7 @@ type Conn struct {
 	l    *link
 	log  *slog.Logger
 	kind agentproto.Kind // set before the Conn is handed out; serial.go
+	caps agentproto.Caps // the agent's, from its AttachReply; set likewise
 
 	// The reader's own state: touched only by the goroutine in Read.
 	rbuf    []byte              // frame buffer, reused
@@ -307,8 +308,16 @@ func (c *Conn) Signal(ctx context.Context, sig transport.Signal) error {
 
 // SetMeta replaces the metadata the agent keeps with the session. It does
 // not wait for the agent's answer: the frame is ordered with this
-// connection's input, and a refusal is logged by Read.
+// connection's input, and a refusal is logged by Read. An agent that
+// advertised CapMetaNoReply is asked not to answer at all (it logs a
+// refusal itself): a session sets metadata twice per command, and each
+// Reply was one more frame for the agent to write and this Conn to read
+// (issue #17).
 func (c *Conn) SetMeta(meta []byte) error {
+	if c.caps&agentproto.CapMetaNoReply != 0 {
+		t, p := agentproto.Marshal(agentproto.SetMeta{Meta: meta, NoReply: true})
+		return c.send(t, p)
+	}
 	t, p := agentproto.Marshal(agentproto.SetMeta{Meta: meta})
 	return c.sendAsking(t, p, nil)
 }

@@ -474,3 +474,59 @@ func TestAgentSilent(t *testing.T) {
 		t.Errorf("List took %v", d)
 	}
 }
+
+// TestSetMetaCaps: a Conn asks an agent that advertised CapMetaNoReply not
+// to answer its SetMeta, and an agent that did not (an older one, whose
+// AttachReply ends before Caps) to answer as before, so that the Reply it
+// sends anyway stays in step with the Conn's requests (issue #17).
+func TestSetMetaCaps(t *testing.T) {
+	for _, caps := range []agentproto.Caps{0, agentproto.CapMetaNoReply} {
+		metas := make(chan agentproto.SetMeta, 1)
+		fa := startFake(t, func(f *fakeLink) {
+			if _, _, err := f.recv(); err != nil {
+				t.Errorf("fake agent: read attach: %v", err)
+				return
+			}
+			rep := agentproto.AttachReply{Status: agentproto.StatusAttached,
+				Session: agentproto.SessionInfo{ID: "s1", Rows: 24, Cols: 80, StartLine: 1}, Caps: caps}
+			typ, p := agentproto.Marshal(rep)
+			if caps == 0 {
+				p = p[:len(p)-1] // what an agent that predates Caps sends
+			}
+			if err := agentproto.WriteFrame(f.nc, typ, p); err != nil {
+				t.Errorf("fake agent: %v", err)
+			}
+			for {
+				m, _, err := f.recv()
+				if err != nil {
+					return
+				}
+				if sm, ok := m.(agentproto.SetMeta); ok {
+					metas <- sm
+					if !sm.NoReply {
+						f.send(agentproto.Reply{Status: agentproto.StatusOK})
+					}
+				}
+			}
+		})
+		kc, _, _, err := (&Client{Socket: fa.sock}).Attach(ctxT(t), "s1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := kc.(*Conn)
+		if err := c.SetMeta([]byte("m")); err != nil {
+			t.Fatal(err)
+		}
+		sm := <-metas
+		if want := caps != 0; sm.NoReply != want || string(sm.Meta) != "m" {
+			t.Errorf("caps %b: SetMeta %+v, want NoReply %v", caps, sm, want)
+		}
+		c.mu.Lock()
+		asked := len(c.asked)
+		c.mu.Unlock()
+		if caps != 0 && asked != 0 {
+			t.Errorf("caps %b: %d replies awaited, want none", caps, asked)
+		}
+		_ = c.Close()
+	}
+}
