@@ -156,6 +156,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if text := strings.TrimRight(req.Text, "\r\n"); strings.Contains(text, "\n") || req.Mark && text != "" && sentinelOwnLine(text) {
 		s.awaitLineEditor(ctx) // the text, or the text and mark's sentinel, is several lines
 	}
+	s.catchUp(ctx) // backlog.go: output made before this send is not its own
 	look := s.lookBeforeSend()
 	ty, err := s.composeSend(req, look)
 	if err != nil {
