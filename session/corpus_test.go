@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"io"
 	"log/slog"
 	"maps"
@@ -451,8 +452,8 @@ func (r *replayer) command(t *testing.T, st corpusStep) *command {
 	}
 	c := newCommand(st.at, r.clk.at(st.sent), typedText(st.lines), until)
 	r.s.mu.Lock()
-	last, ok := r.s.det.last()
-	c.atPrompt = ok && last.kind != markCommand
+	last, ok := r.s.det.Last()
+	c.atPrompt = ok && last.Kind != verdict.MarkCommand
 	c.prompt = r.s.learnPromptLocked()
 	r.s.mu.Unlock()
 	if st.markID != "" {
@@ -471,7 +472,7 @@ func typedText(lines []string) string {
 
 // evaluateAt evaluates a fresh copy of c with everything up to off fed and
 // output quiet for longQuiet.
-func (r *replayer) evaluateAt(c *command, off int64) verdict {
+func (r *replayer) evaluateAt(c *command, off int64) outcome {
 	r.feedTo(off)
 	r.clk.set(r.last + longQuiet)
 	wc := *c
@@ -494,7 +495,7 @@ func corpusSplits(at, end, finish int64) []int64 {
 	return out
 }
 
-func describeVerdict(v verdict) string {
+func describeVerdict(v outcome) string {
 	if !v.complete {
 		return "not complete"
 	}
@@ -595,7 +596,7 @@ func TestCorpusRecordedTime(t *testing.T) {
 				}
 				r.feedTo(st.at)
 				c := r.command(t, st)
-				var v verdict
+				var v outcome
 				for ei := r.next; ei < len(cf.events) && !v.complete; ei++ {
 					ev := cf.events[ei]
 					if ev.off >= end || ev.n == 0 {
@@ -632,7 +633,7 @@ func TestCorpusRecordedTime(t *testing.T) {
 	}
 }
 
-func sameVerdict(v verdict, st corpusStep) bool {
+func sameVerdict(v outcome, st corpusStep) bool {
 	if !v.complete || v.via != st.via {
 		return false
 	}
@@ -1203,7 +1204,7 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 	}
 	rc := op.conn
 	s.mu.Lock()
-	cf := corpusFile{name: sc.name, nonce: strings.TrimPrefix(string(s.det.nonce), "ttymux="), size: s.size, shell: s.shell}
+	cf := corpusFile{name: sc.name, nonce: s.det.Nonce(), size: s.size, shell: s.shell}
 	s.mu.Unlock()
 	for k, ss := range sc.steps {
 		text := ss.text
@@ -1291,7 +1292,7 @@ func waitSettled(t *testing.T, s *Session, c *command, ss scriptStep) {
 		s.mu.Lock()
 		end := s.ring.End()
 		b, _ := s.ring.AppendRange(nil, c.sendOff, end)
-		_, done := s.det.firstAfter(markDone, c.sendOff)
+		_, done := s.det.FirstAfter(verdict.MarkDone, c.sendOff)
 		s.mu.Unlock()
 		switch ss.via {
 		case ViaUntil:
@@ -1369,10 +1370,10 @@ func findFinish(t *testing.T, nonce string, data []byte, c *command, ss scriptSt
 	at := c.sendOff
 	switch ss.via {
 	case ViaExitCode:
-		d := newDetector(nonce)
+		d := verdict.NewDetector(nonce, 0)
 		d.Write(data)
-		if m, ok := d.firstAfter(markDone, at); ok {
-			return m.end
+		if m, ok := d.FirstAfter(verdict.MarkDone, at); ok {
+			return m.End
 		}
 	case ViaMark:
 		if loc := markLineRe(c.markEcho).FindIndex(data[at:]); loc != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"regexp"
 	"slices"
 	"strings"
@@ -229,7 +230,7 @@ type sendLook struct {
 	fgOK    bool
 	prev    command // a copy of the last command, whose result was not returned
 	hasPrev bool
-	pv      verdict // prev's verdict now
+	pv      outcome // prev's verdict now
 }
 
 func (s *Session) lookBeforeSend() sendLook {
@@ -298,14 +299,14 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		s.rec.AddSecret(req.Text)
 	}
 	ty.sendOff = s.ring.End()
-	last, ok := s.det.last()
-	ty.atPrompt = ok && last.kind != markCommand
+	last, ok := s.det.Last()
+	ty.atPrompt = ok && last.Kind != verdict.MarkCommand
 	ty.prompt = s.learnPromptLocked()
 	// Echo off while a command runs: a program edits its own input line
 	// (a nested shell, a REPL); at the hook's prompt it is the shell's
 	// own line editor.
-	inCommand := ok && last.kind == markCommand
-	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(look.st, inCommand)
+	inCommand := ok && last.Kind == verdict.MarkCommand
+	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || !s.det.Hooked()) || waitsForInput(look.st, inCommand)
 	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
 		// The program that drew the prompt that ended the last command
 		// (a nested shell, a REPL) still runs: this is its input too.
@@ -314,13 +315,13 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	ty.ready = s.ready
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
-	if len(s.det.nonce) > 0 {
+	if s.det.Hooked() {
 		switch {
 		case !s.ready && !ok:
 			ty.owed = 1
 		case s.cmd != nil:
-			ty.owed = max(s.cmd.owes-s.det.doneSince(s.cmd.sendOff), 0)
-		case ok && last.kind == markCommand:
+			ty.owed = max(s.cmd.owes-s.det.DoneSince(s.cmd.sendOff), 0)
+		case ok && last.Kind == verdict.MarkCommand:
 			ty.owed = 1
 		}
 	}
@@ -344,7 +345,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 // ty.typed, ty.markID and ty.lineDone. s.mu is held: the detector says
 // whether the far end takes bracketed paste and application cursor keys.
 func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]sendStep, error) {
-	bracketed, appCursor := s.det.bracketedPaste, s.det.appCursor
+	bracketed, appCursor := s.det.BracketedPaste(), s.det.AppCursor()
 	var b strings.Builder
 	text := strings.ReplaceAll(req.Text, "\r\n", "\n")
 	if req.Mark && text != "" {
@@ -537,7 +538,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 // and what ran before it, returned here so the next result starts after
 // it.
 func (s *Session) resultNow(c *command, sendOff int64, start time.Time, req SendRequest, notes []string) Result {
-	r := s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
+	r := s.result(c, outcome{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
 	if c.before != nil {
 		r.Earlier = c.before
 		s.mu.Lock()
@@ -615,7 +616,7 @@ func describeExit(code *int, err error) string {
 
 // result builds the Result for a command's verdict and moves the read
 // cursor past what it returns.
-func (s *Session) result(c *command, v verdict, start time.Time, raw, waited bool) Result {
+func (s *Session) result(c *command, v outcome, start time.Time, raw, waited bool) Result {
 	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
 	if waited {
 		from, to := v.anchor, v.end
@@ -638,7 +639,7 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 			// came after it (a background job's output) is. Without
 			// the hook's end-of-prompt mark, all of it is taken as the
 			// prompt.
-			if e, ok := s.det.promptEndAfter(v.end); ok && v.via == ViaExitCode {
+			if e, ok := s.det.PromptEndAfter(v.end); ok && v.via == ViaExitCode {
 				s.readOff = max(s.readOff, e)
 			} else {
 				s.readOff = max(s.readOff, s.ring.End())
@@ -789,7 +790,7 @@ func (s *Session) fillScreen(r *Result, secrets []string) {
 // was unread when c was typed and, for a command typed ahead, the rest of
 // the command that ran before it, up to that command's D mark (or up to
 // now while it still runs).
-func (s *Session) earlier(c *command, v verdict) *Earlier {
+func (s *Session) earlier(c *command, v outcome) *Earlier {
 	if c.earlierFrom < 0 {
 		return c.before
 	}
@@ -802,10 +803,10 @@ func (s *Session) earlier(c *command, v verdict) *Earlier {
 	var e *Earlier
 	if c.earlierEcho >= 0 {
 		s.mu.Lock()
-		m, ok := s.det.firstAfter(markCommand, c.earlierEcho)
+		m, ok := s.det.FirstAfter(verdict.MarkCommand, c.earlierEcho)
 		s.mu.Unlock()
-		if ok && m.end <= to {
-			e = joinEarlier(s.renderEarlier(c.earlierFrom, c.earlierEcho, nil, ""), s.renderEarlier(m.end, to, c.lines, ""))
+		if ok && m.End <= to {
+			e = joinEarlier(s.renderEarlier(c.earlierFrom, c.earlierEcho, nil, ""), s.renderEarlier(m.End, to, c.lines, ""))
 		} else {
 			e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
 		}
@@ -1014,7 +1015,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 			req.Progress(el, fg.Name)
 		}
 	}
-	var v verdict
+	var v outcome
 	switch {
 	case req.Wait && c != nil:
 		// Wait on the last command sent, with this call's until if given.
@@ -1064,7 +1065,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 
 // settledState corrects what classify said right after a verdict: the
 // agent's foreground reports trail the shell's prompt.
-func settledState(r *Result, v verdict) {
+func settledState(r *Result, v outcome) {
 	switch {
 	case v.complete && (v.via == ViaExitCode || v.via == ViaShell):
 		// The shell is back; a foreground name the agent has not yet
@@ -1078,14 +1079,14 @@ func settledState(r *Result, v verdict) {
 }
 
 // peek evaluates the last command's verdict without waiting.
-func (s *Session) peek(c *command) verdict {
+func (s *Session) peek(c *command) outcome {
 	if c == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.exited {
-			return verdict{complete: true, via: ViaExited, exitCode: s.exitCode}
+			return outcome{complete: true, via: ViaExited, exitCode: s.exitCode}
 		}
-		return verdict{}
+		return outcome{}
 	}
 	wc := *c
 	v, _, _, _ := s.evaluate(&wc)
@@ -1218,10 +1219,10 @@ func sentinelOwnLine(text string) bool {
 // earlier ones.
 func (s *Session) awaitLineEditor(ctx context.Context) {
 	s.waitFor(ctx, pasteWait, func() bool {
-		last, ok := s.det.last()
-		if !s.ready || s.exited || s.det.bracketedPaste || !ok {
+		last, ok := s.det.Last()
+		if !s.ready || s.exited || s.det.BracketedPaste() || !ok {
 			return true
 		}
-		return last.kind == markCommand && s.det.pasteOnAt < last.end
+		return last.Kind == verdict.MarkCommand && s.det.PasteOnAt() < last.End
 	})
 }

@@ -74,7 +74,7 @@ func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int
 		return -1, false
 	}
 	s.mu.Lock()
-	hidden := s.det.cursorHidden && s.det.hiddenAt >= c.sendOff
+	hidden := s.det.CursorHiddenSince(c.sendOff)
 	b, _ := s.ring.AppendRange(nil, max(c.anchor, end-1024), end)
 	s.mu.Unlock()
 	if hidden {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/ttymux/ttymux/session/verdict"
 	"time"
 )
 
@@ -27,7 +28,7 @@ const (
 func (s *Session) awaitSecretPrompt(ctx context.Context, timeout time.Duration) bool {
 	s.mu.Lock()
 	c := s.cmd
-	hooked := len(s.det.nonce) > 0 && s.ready
+	hooked := s.det.Hooked() && s.ready
 	s.mu.Unlock()
 	if !hooked || c == nil || c.reported || !c.needC {
 		return true
@@ -41,8 +42,8 @@ func (s *Session) awaitSecretPrompt(ctx context.Context, timeout time.Duration) 
 	defer poll.Stop()
 	for {
 		s.mu.Lock()
-		_, accepted := s.det.firstAfter(markCommand, c.sendOff)
-		ended := s.det.doneSince(c.sendOff) > 0 || s.exited || s.closed
+		_, accepted := s.det.FirstAfter(verdict.MarkCommand, c.sendOff)
+		ended := s.det.DoneSince(c.sendOff) > 0 || s.exited || s.closed
 		last, ch := s.lastOutput, s.changedLocked()
 		s.mu.Unlock()
 		if ended {

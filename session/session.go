@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"io"
 	"log/slog"
 	"regexp"
@@ -73,7 +74,7 @@ type Session struct {
 	ring       *ring.Ring
 	lines      *ring.LineIndex
 	times      *ring.Times // when each chunk arrived (timestamps.go)
-	det        *detector
+	det        *verdict.Detector
 	lastOutput time.Time
 	readOff    int64 // where mode "new" resumes
 	size       transport.Size
@@ -147,7 +148,7 @@ func newSession(c sessionConfig) *Session {
 		ring:      r,
 		lines:     lines,
 		times:     ring.NewTimes(r),
-		det:       newDetector(c.nonce),
+		det:       verdict.NewDetector(c.nonce, c.from),
 		size:      c.size,
 		changed:   make(chan struct{}),
 		marked:    make(chan struct{}),
@@ -160,9 +161,6 @@ func newSession(c sessionConfig) *Session {
 		rec:       c.rec,
 	}
 	s.policyHost, s.port = c.policyHost, c.port
-	// The detector's offsets are the log's: after an attach that
-	// starts past what the agent lost, both start at from (issue #13).
-	s.det.off = c.from
 	s.lastOutput = s.created
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
@@ -236,11 +234,11 @@ func (s *Session) pump() {
 			s.ring.Write(p)
 			s.lines.Write(p)
 			s.times.Write(p, at)
-			marks := s.det.count
+			marks := s.det.Count()
 			s.det.Write(p)
 			s.cwd.Write(p)
 			s.lastOutput = s.now()
-			if s.det.count != marks {
+			if s.det.Count() != marks {
 				s.ready = true
 				s.notifyMarkLocked()
 			}

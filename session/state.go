@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -77,7 +78,7 @@ func (s *Session) classify() status {
 	exited := s.exited
 	end := s.ring.End()
 	tail, _ := s.ring.AppendRange(nil, max(s.ring.Start(), end-2048), end)
-	lastMark, hasMark := s.det.last()
+	lastMark, hasMark := s.det.Last()
 	s.mu.Unlock()
 	var st status
 	if exited {
@@ -124,7 +125,7 @@ func (s *Session) classify() status {
 		st.state = "password_prompt"
 	case repls[name] || strings.HasPrefix(name, "python"):
 		st.state = "repl"
-	case hasMark && lastMark.kind != markCommand && (!fgOK || fg.IsShell):
+	case hasMark && lastMark.Kind != verdict.MarkCommand && (!fgOK || fg.IsShell):
 		st.state = "prompt"
 	case !hasMark && s.shell && fgOK && fg.IsShell && s.now().Sub(s.lastOutputAt()) >= shellQuiet:
 		st.state = "prompt"

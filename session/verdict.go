@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"regexp"
 	"strconv"
 	"strings"
@@ -131,7 +132,7 @@ const bareDoneQuiet = time.Second
 
 // ownMarks are the hook's marks that belong to a command.
 type ownMarks struct {
-	earlier, cmd, done       mark
+	earlier, cmd, done       verdict.Mark
 	earlierOK, cmdOK, doneOK bool
 	bare                     bool // done has no C before it
 }
@@ -143,23 +144,23 @@ func (s *Session) ownMarksLocked(c *command) ownMarks {
 	var o ownMarks
 	due := max(c.dueD, 1)
 	n := 0
-	for _, m := range s.det.marks {
-		if m.off < c.sendOff {
+	for _, m := range s.det.Marks() {
+		if m.Off < c.sendOff {
 			continue
 		}
 		switch {
 		case n < due-1:
-			if m.kind == markDone {
+			if m.Kind == verdict.MarkDone {
 				n++
 				if n == due-1 {
 					o.earlier, o.earlierOK = m, true
 				}
 			}
-		case m.kind == markCommand:
+		case m.Kind == verdict.MarkCommand:
 			if !o.cmdOK {
 				o.cmd, o.cmdOK = m, true
 			}
-		case m.kind == markDone:
+		case m.Kind == verdict.MarkDone:
 			o.done, o.doneOK, o.bare = m, true, !o.cmdOK
 			return o
 		}
@@ -176,8 +177,8 @@ func (c *command) setMark(id string) {
 	c.markEcho = "__TTYMUX_ MARK_" + id
 }
 
-// verdict is the outcome of waiting on a command.
-type verdict struct {
+// outcome is the verdict on on a command.
+type outcome struct {
 	complete bool
 	via      string
 	exitCode *int
@@ -196,7 +197,7 @@ type verdict struct {
 
 // await waits for c's verdict, at most timeout. tick, when non-nil, is
 // called about once a second while waiting (progress notifications).
-func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, tick func(elapsed time.Duration)) verdict {
+func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, tick func(elapsed time.Duration)) outcome {
 	start := s.now()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -282,7 +283,7 @@ const (
 func (s *Session) humanWait(c *command) (status, time.Duration) {
 	s.mu.Lock()
 	last := s.lastOutput
-	lastMark, hasMark := s.det.last()
+	lastMark, hasMark := s.det.Last()
 	ready := s.ready
 	s.mu.Unlock()
 	from, need := last, humanQuiet
@@ -300,7 +301,7 @@ func (s *Session) humanWait(c *command) (status, time.Duration) {
 		// A full-screen program that draws without the alternate screen
 		// (top) hides the cursor while it runs.
 		s.mu.Lock()
-		hidden := s.det.cursorHidden && s.det.hiddenAt >= c.sendOff
+		hidden := s.det.CursorHiddenSince(c.sendOff)
 		s.mu.Unlock()
 		if hidden && st.foreground != "" {
 			st.state = "alt_screen"
@@ -316,7 +317,7 @@ func (s *Session) humanWait(c *command) (status, time.Duration) {
 		if c.until != nil || c.mark != nil || !knownPromptRe.MatchString(st.lastLine) {
 			break
 		}
-		if known, _ := s.echoState(); !known && ready && c.atPrompt && hasMark && lastMark.kind == markCommand {
+		if known, _ := s.echoState(); !known && ready && c.atPrompt && hasMark && lastMark.Kind == verdict.MarkCommand {
 			return st, 0
 		}
 	}
@@ -352,7 +353,7 @@ const coalesceEvery = 2 * time.Millisecond
 // evaluate applies the verdict layers once. It returns the channels closed
 // on the next output and on the next mark (or the end), and whether the
 // foreground must be polled because no event will announce completion.
-func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct{}, poll bool) {
+func (s *Session) evaluate(c *command) (v outcome, changed, marked <-chan struct{}, poll bool) {
 	s.mu.Lock()
 	end := s.ring.End()
 	exited, code := s.exited, s.exitCode
@@ -366,20 +367,20 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	}
 	echoFrom := c.sendOff
 	if o.earlierOK {
-		echoFrom = o.earlier.end
+		echoFrom = o.earlier.End
 	}
 	ready := s.ready
 	ch, mch := s.changedLocked(), s.marked
-	if cmdOK && c.needC && (!doneOK || cmd.off < done.off) {
+	if cmdOK && c.needC && (!doneOK || cmd.Off < done.Off) {
 		// Its own C mark: the shell read the line (an anchor found from
 		// the echo before the hook was ready gives way to it).
-		c.anchor = max(c.anchor, cmd.end)
+		c.anchor = max(c.anchor, cmd.End)
 	}
 	if c.anchor < 0 {
 		switch {
-		case cmdOK && (!doneOK || cmd.off < done.off):
+		case cmdOK && (!doneOK || cmd.Off < done.Off):
 			// The hook marked where the command's output starts.
-			c.anchor = cmd.end
+			c.anchor = cmd.End
 		case ready && c.atPrompt && !doneOK && !exited:
 			// The hook will mark it: wait for C (or D for an empty line).
 		case ready && c.dueD > 1 && !o.earlierOK && !exited:
@@ -387,7 +388,7 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		default:
 			limit := end
 			if doneOK {
-				limit = done.off
+				limit = done.Off
 			}
 			c.anchor = s.echoEndLocked(c, echoFrom, limit, doneOK || exited)
 		}
@@ -413,9 +414,9 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	s.mu.Unlock()
 
 	echoPending := c.anchor < 0 && !(ready && c.atPrompt && !doneOK && !exited)
-	v = verdict{anchor: c.anchor, end: end}
+	v = outcome{anchor: c.anchor, end: end}
 	if o.earlierOK {
-		v.earlier, v.earlierEnd, v.earlierCode = true, o.earlier.off, o.earlier.status
+		v.earlier, v.earlierEnd, v.earlierCode = true, o.earlier.Off, o.earlier.Status
 	}
 	if v.anchor < 0 {
 		v.anchor = end
@@ -424,7 +425,7 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 	case exited:
 		v.complete, v.via, v.exitCode = true, ViaExited, code
 		if doneOK {
-			v.end = done.off
+			v.end = done.Off
 		}
 		return v, ch, mch, false
 	}
@@ -437,8 +438,8 @@ func (s *Session) evaluate(c *command) (v verdict, changed, marked <-chan struct
 		}
 	}
 	if doneOK {
-		st := done.status
-		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.off
+		st := done.Status
+		v.complete, v.via, v.exitCode, v.end = true, ViaExitCode, &st, done.Off
 		return v, ch, mch, false
 	}
 	if bareWait {
