@@ -57,7 +57,7 @@ type command struct {
 }
 
 func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) *command {
-	return &command{Command: *verdict.NewCommand(sendOff, sent, typed, until), earlierFrom: -1, earlierEcho: -1}
+	return &command{Command: verdict.NewCommand(sendOff, sent, typed, until), earlierFrom: -1, earlierEcho: -1}
 }
 
 // await waits for c's verdict, at most timeout. tick, when non-nil, is

@@ -89,8 +89,9 @@ type Command struct {
 
 // NewCommand returns the command for text typed at log offset sendOff at
 // time sent, waiting for until (nil for none). typed is the text as the
-// far end echoes it, "" for none (keys, a secret).
-func NewCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) *Command {
+// far end echoes it, "" for none (keys, a secret). It returns a value, so
+// that the session's record can hold it without another allocation.
+func NewCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) Command {
 	var lines []string
 	if typed != "" {
 		// The last newline is the Enter that ends the last line; one
@@ -98,7 +99,7 @@ func NewCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regex
 		// (a blank line ends a block) and echoes.
 		lines = strings.Split(strings.TrimSuffix(typed, "\n"), "\n")
 	}
-	return &Command{SendOff: sendOff, Sent: sent, Lines: lines, Until: until, Anchor: -1, Scanned: sendOff, DueD: 1}
+	return Command{SendOff: sendOff, Sent: sent, Lines: lines, Until: until, Anchor: -1, Scanned: sendOff, DueD: 1}
 }
 
 // bareDoneQuiet is how long output must be quiet after a D mark with no C

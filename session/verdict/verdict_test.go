@@ -85,7 +85,8 @@ func (f *fakeTerm) wait(d time.Duration) { f.now = f.now.Add(d) }
 func (f *fakeTerm) send(typed string, until *regexp.Regexp) *Command {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := NewCommand(f.log.End(), f.now, typed, until)
+	c := new(Command)
+	*c = NewCommand(f.log.End(), f.now, typed, until)
 	last, ok := f.det.Last()
 	c.AtPrompt = ok && last.Kind != MarkCommand
 	c.Prompt = f.t.LearnPromptLocked()
