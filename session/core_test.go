@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"github.com/ttymux/ttymux/session/verdict"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -211,23 +212,23 @@ func TestShellLayerQuietCountsFromShellBack(t *testing.T) {
 	// the shell layer uses, with sleep owning the terminal.
 	if !testwait.Poll(t.Context(), 10*time.Second, func() bool {
 		v, _, _, _ := s.evaluate(cmd)
-		if v.complete {
-			t.Fatalf("complete via %s while sleep runs", v.via)
+		if v.Complete {
+			t.Fatalf("complete via %s while sleep runs", v.Via)
 		}
-		return cmd.ranProgram && cmd.anchor >= 0 && time.Since(s.lastOutputAt()) > 2*shellQuietBare
+		return cmd.RanProgram() && cmd.Anchor >= 0 && time.Since(s.lastOutputAt()) > 2*verdict.ShellQuietBare
 	}) {
 		t.Fatal("the echo was not taken")
 	}
 	c.setForeground(shell) // sleep ended; the shell has yet to run echo
-	if v, _, _, _ := s.evaluate(cmd); v.complete {
-		t.Fatalf("complete via %s the instant the shell took the terminal back, before echo ran", v.via)
+	if v, _, _, _ := s.evaluate(cmd); v.Complete {
+		t.Fatalf("complete via %s the instant the shell took the terminal back, before echo ran", v.Via)
 	}
 	c.emit("slept\r\n")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	v := s.await(ctx, cmd, 5*time.Second, nil)
-	if !v.complete || v.via != ViaShell {
-		t.Fatalf("after echo: complete=%v via=%q", v.complete, v.via)
+	if !v.Complete || v.Via != ViaShell {
+		t.Fatalf("after echo: complete=%v via=%q", v.Complete, v.Via)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"io"
 	"log/slog"
 	"maps"
@@ -451,12 +452,12 @@ func (r *replayer) command(t *testing.T, st corpusStep) *command {
 	}
 	c := newCommand(st.at, r.clk.at(st.sent), typedText(st.lines), until)
 	r.s.mu.Lock()
-	last, ok := r.s.det.last()
-	c.atPrompt = ok && last.kind != markCommand
-	c.prompt = r.s.learnPromptLocked()
+	last, ok := r.s.det.Last()
+	c.AtPrompt = ok && last.Kind != verdict.MarkCommand
+	c.Prompt = r.s.term.LearnPromptLocked()
 	r.s.mu.Unlock()
 	if st.markID != "" {
-		c.setMark(st.markID)
+		c.SetMark(st.markID)
 	}
 	return c
 }
@@ -471,7 +472,7 @@ func typedText(lines []string) string {
 
 // evaluateAt evaluates a fresh copy of c with everything up to off fed and
 // output quiet for longQuiet.
-func (r *replayer) evaluateAt(c *command, off int64) verdict {
+func (r *replayer) evaluateAt(c *command, off int64) verdict.Verdict {
 	r.feedTo(off)
 	r.clk.set(r.last + longQuiet)
 	wc := *c
@@ -494,13 +495,13 @@ func corpusSplits(at, end, finish int64) []int64 {
 	return out
 }
 
-func describeVerdict(v verdict) string {
-	if !v.complete {
+func describeVerdict(v verdict.Verdict) string {
+	if !v.Complete {
 		return "not complete"
 	}
-	s := "complete via " + v.via
-	if v.exitCode != nil {
-		s += fmt.Sprintf(" exit %d", *v.exitCode)
+	s := "complete via " + v.Via
+	if v.ExitCode != nil {
+		s += fmt.Sprintf(" exit %d", *v.ExitCode)
 	}
 	return s
 }
@@ -541,7 +542,7 @@ func replayCorpus(t *testing.T, cf corpusFile) int {
 			total++
 			v := r.evaluateAt(c, i)
 			switch {
-			case (!st.complete || i < st.finish) && v.complete:
+			case (!st.complete || i < st.finish) && v.Complete:
 				if !falseComplete {
 					t.Errorf("step %d %q: FALSE COMPLETE at offset %d (%d bytes after the send; finish %d): %s; want %s; output ends %s",
 						k+1, st.name, i, i-st.at, st.finish, describeVerdict(v), st.expect(), tail(i))
@@ -556,7 +557,7 @@ func replayCorpus(t *testing.T, cf corpusFile) int {
 			case st.complete && i == st.finish:
 				// The command's output, as a result returns it, does not
 				// start with the echo of what was typed.
-				out, _ := r.s.ring.AppendRange(nil, v.anchor, v.end)
+				out, _ := r.s.ring.AppendRange(nil, v.Anchor, v.End)
 				first, _, _ := strings.Cut(strings.Join(reduce.Render(out), "\n"), "\n")
 				for _, l := range st.lines {
 					if l = strings.TrimSpace(l); len(l) >= 8 && strings.Contains(first, l) {
@@ -568,8 +569,8 @@ func replayCorpus(t *testing.T, cf corpusFile) int {
 		if !st.complete {
 			r.feedTo(end)
 			r.clk.set(r.last + longQuiet)
-			if got := r.s.classify(); got.state != st.state {
-				t.Errorf("step %d %q: state %q at the end of its output, want %q (%s)", k+1, st.name, got.state, st.state, got.describe())
+			if got := r.s.classify(); got.State != st.state {
+				t.Errorf("step %d %q: state %q at the end of its output, want %q (%s)", k+1, st.name, got.State, st.state, got.Describe())
 			}
 		}
 	}
@@ -595,8 +596,8 @@ func TestCorpusRecordedTime(t *testing.T) {
 				}
 				r.feedTo(st.at)
 				c := r.command(t, st)
-				var v verdict
-				for ei := r.next; ei < len(cf.events) && !v.complete; ei++ {
+				var v verdict.Verdict
+				for ei := r.next; ei < len(cf.events) && !v.Complete; ei++ {
 					ev := cf.events[ei]
 					if ev.off >= end || ev.n == 0 {
 						continue
@@ -610,21 +611,21 @@ func TestCorpusRecordedTime(t *testing.T) {
 					}
 					for _, q := range quiet {
 						r.clk.set(ev.at + q)
-						if v, _, _, _ = r.s.evaluate(c); v.complete {
+						if v, _, _, _ = r.s.evaluate(c); v.Complete {
 							break
 						}
 					}
-					if v.complete && (!st.complete || r.fed < st.finish) {
+					if v.Complete && (!st.complete || r.fed < st.finish) {
 						t.Fatalf("step %d %q: FALSE COMPLETE with output up to %d (finish %d): %s; want %s",
 							k+1, st.name, r.fed, st.finish, describeVerdict(v), st.expect())
 					}
 				}
-				if !v.complete {
+				if !v.Complete {
 					r.feedTo(end)
 					r.clk.set(r.last + longQuiet)
 					v, _, _, _ = r.s.evaluate(c)
 				}
-				if st.complete && !sameVerdict(v, st) || !st.complete && v.complete {
+				if st.complete && !sameVerdict(v, st) || !st.complete && v.Complete {
 					t.Fatalf("step %d %q: %s at the end of its output; want %s", k+1, st.name, describeVerdict(v), st.expect())
 				}
 			}
@@ -632,14 +633,14 @@ func TestCorpusRecordedTime(t *testing.T) {
 	}
 }
 
-func sameVerdict(v verdict, st corpusStep) bool {
-	if !v.complete || v.via != st.via {
+func sameVerdict(v verdict.Verdict, st corpusStep) bool {
+	if !v.Complete || v.Via != st.via {
 		return false
 	}
-	if (v.exitCode == nil) != (st.exit == nil) {
+	if (v.ExitCode == nil) != (st.exit == nil) {
 		return false
 	}
-	return v.exitCode == nil || *v.exitCode == *st.exit
+	return v.ExitCode == nil || *v.ExitCode == *st.exit
 }
 
 // TestCorpusFormat checks that the transcripts round-trip through the
@@ -1203,7 +1204,7 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 	}
 	rc := op.conn
 	s.mu.Lock()
-	cf := corpusFile{name: sc.name, nonce: strings.TrimPrefix(string(s.det.nonce), "ttymux="), size: s.size, shell: s.shell}
+	cf := corpusFile{name: sc.name, nonce: s.det.Nonce(), size: s.size, shell: s.shell}
 	s.mu.Unlock()
 	for k, ss := range sc.steps {
 		text := ss.text
@@ -1227,8 +1228,8 @@ func recordScript(t *testing.T, sc corpusScript) corpusFile {
 		s.mu.Unlock()
 		st := corpusStep{
 			name: ss.name, text: text, keys: ss.keys, enter: text != "" && !ss.noEnter, secret: ss.secret, until: ss.until,
-			markID: strings.TrimPrefix(c.markEcho, "__TTYMUX_ MARK_"), lines: c.lines,
-			at: c.sendOff, sent: c.sent.Sub(rc.start), complete: ss.via != "", via: ss.via, state: ss.state, finish: -1,
+			markID: strings.TrimPrefix(c.MarkEcho(), "__TTYMUX_ MARK_"), lines: c.Lines,
+			at: c.SendOff, sent: c.Sent.Sub(rc.start), complete: ss.via != "", via: ss.via, state: ss.state, finish: -1,
 		}
 		if ss.secret {
 			st.text = ""
@@ -1290,8 +1291,8 @@ func waitSettled(t *testing.T, s *Session, c *command, ss scriptStep) {
 	cond := func() bool {
 		s.mu.Lock()
 		end := s.ring.End()
-		b, _ := s.ring.AppendRange(nil, c.sendOff, end)
-		_, done := s.det.firstAfter(markDone, c.sendOff)
+		b, _ := s.ring.AppendRange(nil, c.SendOff, end)
+		_, done := s.det.FirstAfter(verdict.MarkDone, c.SendOff)
 		s.mu.Unlock()
 		switch ss.via {
 		case ViaUntil:
@@ -1300,7 +1301,7 @@ func waitSettled(t *testing.T, s *Session, c *command, ss scriptStep) {
 		case ViaExitCode:
 			return done
 		case ViaMark:
-			return markLineRe(c.markEcho).Match(b)
+			return markLineRe(c.MarkEcho()).Match(b)
 		case ViaPrompt:
 			return promptRe.MatchString(cursorLine(b))
 		}
@@ -1311,7 +1312,7 @@ func waitSettled(t *testing.T, s *Session, c *command, ss scriptStep) {
 	}
 	if !testwait.Poll(t.Context(), 20*time.Second, cond) {
 		s.mu.Lock()
-		b, _ := s.ring.AppendRange(nil, c.sendOff, s.ring.End())
+		b, _ := s.ring.AppendRange(nil, c.SendOff, s.ring.End())
 		s.mu.Unlock()
 		t.Fatalf("step %q did not finish as expected (%s); output since the send: %q", ss.name, ss.via, b)
 	}
@@ -1366,16 +1367,16 @@ func rawCursorLine(b []byte) string {
 // command returned to, completely drawn (trailing space included), up to
 // the end of the step's output.
 func findFinish(t *testing.T, nonce string, data []byte, c *command, ss scriptStep) int64 {
-	at := c.sendOff
+	at := c.SendOff
 	switch ss.via {
 	case ViaExitCode:
-		d := newDetector(nonce)
+		d := verdict.NewDetector(nonce, 0)
 		d.Write(data)
-		if m, ok := d.firstAfter(markDone, at); ok {
-			return m.end
+		if m, ok := d.FirstAfter(verdict.MarkDone, at); ok {
+			return m.End
 		}
 	case ViaMark:
-		if loc := markLineRe(c.markEcho).FindIndex(data[at:]); loc != nil {
+		if loc := markLineRe(c.MarkEcho()).FindIndex(data[at:]); loc != nil {
 			return at + int64(loc[1])
 		}
 	case ViaUntil:

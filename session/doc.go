@@ -13,15 +13,19 @@
 //     the Manager never names a transport;
 //   - typing (io.go, keys.go, linectl.go): the gate (gate.go) first, then
 //     text, keys, pastes, line controls and secrets;
-//   - the verdict engine (verdict.go, detect.go, prompt.go, state.go): when a
-//     command is done, from shell integration marks, the sentinel, the
-//     prompt or the foreground process; the shell integration it relies on
+//   - waiting for a command's verdict (wait.go): the command record Send
+//     makes, the pump's broadcast channels, timers, polling and coalescing
+//     around the engine in session/verdict, which owns every rule of when a
+//     command is done; the shell integration the engine relies on
 //     (integration.go, remote.go, shellinit/);
+//   - which output belongs to which result (io.go: earlier, typed-ahead
+//     commands);
 //   - redaction of secrets' echoes (redact.go) and file-transfer support
 //     (transfer.go).
 //
 // What it does not own: concrete transports (transport/*, wired by
-// cmd/ttymux), the terminal emulator (session/screen), output reduction
+// cmd/ttymux), the completion verdict and the mark detector
+// (session/verdict), the terminal emulator (session/screen), output reduction
 // (session/reduce), the asciicast writer (session/asciicast), policy rules
 // (internal/policy) and MCP (cmd/ttymux).
 //

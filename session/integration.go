@@ -127,10 +127,10 @@ func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 // shells it does nothing.
 func (s *Session) nestedHook() string {
 	s.mu.Lock()
-	if len(s.det.nonce) == 0 {
-		s.det.nonce = []byte("ttymux=" + newNonce())
+	if !s.det.Hooked() {
+		s.det.SetNonce(newNonce())
 	}
-	nonce := strings.TrimPrefix(string(s.det.nonce), "ttymux=")
+	nonce := s.det.Nonce()
 	s.mu.Unlock()
 	return `if [ -n "$BASH_VERSION" ]; then __ttymux_nonce=` + nonce + `; __ttymux_prompt() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOSTNAME-}" "${PWD//%/%25}" "$s" "$__ttymux_nonce"; return $s; }; PROMPT_COMMAND="__ttymux_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}"; PS0="${PS0}$(builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce")"; ` +
 		`elif [ -n "$ZSH_VERSION" ]; then typeset -g __ttymux_nonce=` + nonce + `; __ttymux_precmd() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOST-}" "${PWD//\%/%25}" "$s" "$__ttymux_nonce"; return $s; }; __ttymux_preexec() { builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce"; }; precmd_functions=(__ttymux_precmd $precmd_functions); preexec_functions+=(__ttymux_preexec); fi`

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"regexp"
 	"slices"
 	"strings"
@@ -224,24 +225,24 @@ func (s *Session) checkSend(req *SendRequest) (sendOpts, error) {
 // take their own locks).
 type sendLook struct {
 	alt     bool // the alternate screen is up
-	st      status
+	st      verdict.Status
 	echoOff bool
 	fg      transport.Foreground
 	fgOK    bool
 	prev    command // a copy of the last command, whose result was not returned
 	hasPrev bool
-	pv      verdict // prev's verdict now
+	pv      verdict.Verdict // prev's verdict now
 }
 
 func (s *Session) lookBeforeSend() sendLook {
 	l := sendLook{alt: s.scr.AltScreen(), st: s.classify()}
 	// classify read the foreground and the echo flag already.
-	l.echoOff, l.fg, l.fgOK = l.st.echoOff, l.st.fg, l.st.fgOK
+	l.echoOff, l.fg, l.fgOK = l.st.EchoOff, l.st.FG, l.st.FGOK
 	s.mu.Lock()
 	l.hasPrev = s.cmd != nil && !s.cmd.reported
 	if l.hasPrev {
 		l.prev = *s.cmd
-		l.prev.pre, l.prev.until = nil, nil
+		l.prev.pre, l.prev.Until = nil, nil
 	}
 	s.mu.Unlock()
 	if l.hasPrev {
@@ -299,14 +300,14 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		s.rec.AddSecret(req.Text)
 	}
 	ty.sendOff = s.ring.End()
-	last, ok := s.det.last()
-	ty.atPrompt = ok && last.kind != markCommand
-	ty.prompt = s.learnPromptLocked()
+	last, ok := s.det.Last()
+	ty.atPrompt = ok && last.Kind != verdict.MarkCommand
+	ty.prompt = s.term.LearnPromptLocked()
 	// Echo off while a command runs: a program edits its own input line
 	// (a nested shell, a REPL); at the hook's prompt it is the shell's
 	// own line editor.
-	inCommand := ok && last.kind == markCommand
-	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || len(s.det.nonce) == 0) || waitsForInput(look.st, inCommand)
+	inCommand := ok && last.Kind == verdict.MarkCommand
+	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || !s.det.Hooked()) || look.st.WaitsForInput(inCommand)
 	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
 		// The program that drew the prompt that ended the last command
 		// (a nested shell, a REPL) still runs: this is its input too.
@@ -315,13 +316,13 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	ty.ready = s.ready
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
-	if len(s.det.nonce) > 0 {
+	if s.det.Hooked() {
 		switch {
 		case !s.ready && !ok:
 			ty.owed = 1
 		case s.cmd != nil:
-			ty.owed = max(s.cmd.owes-s.det.doneSince(s.cmd.sendOff), 0)
-		case ok && last.kind == markCommand:
+			ty.owed = max(s.cmd.owes-s.det.DoneSince(s.cmd.SendOff), 0)
+		case ok && last.Kind == verdict.MarkCommand:
 			ty.owed = 1
 		}
 	}
@@ -335,7 +336,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	ty.submits = req.Text != "" && req.Enter || slices.Contains(req.Keys, "enter")
 	ty.readOff = s.readOff
 	if s.cmd != nil {
-		ty.oldPrompt = s.cmd.prompt
+		ty.oldPrompt = s.cmd.Prompt
 	}
 	return ty, nil
 }
@@ -345,7 +346,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 // ty.typed, ty.markID and ty.lineDone. s.mu is held: the detector says
 // whether the far end takes bracketed paste and application cursor keys.
 func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]sendStep, error) {
-	bracketed, appCursor := s.det.bracketedPaste, s.det.appCursor
+	bracketed, appCursor := s.det.BracketedPaste(), s.det.AppCursor()
 	var b strings.Builder
 	text := strings.ReplaceAll(req.Text, "\r\n", "\n")
 	if req.Mark && text != "" {
@@ -459,57 +460,57 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 		typed = "" // its echo, if any, is redacted; never match against it
 	}
 	c := newCommand(ty.sendOff, start, typed, opts.until)
-	c.atPrompt, c.prompt = ty.atPrompt, ty.prompt
+	c.AtPrompt, c.Prompt = ty.atPrompt, ty.prompt
 	if ty.markID != "" {
-		c.setMark(ty.markID)
+		c.SetMark(ty.markID)
 	}
 	prev, hasPrev, pv := look.prev, look.hasPrev, look.pv
 	readOff, sendOff, owed := ty.readOff, ty.sendOff, ty.owed
 	var parts []*Earlier
-	if hasPrev && readOff < prev.sendOff {
+	if hasPrev && readOff < prev.SendOff {
 		// Unread output from before the earlier command was typed.
-		parts = append(parts, s.renderEarlier(readOff, prev.sendOff, nil, ty.oldPrompt))
-		readOff = prev.sendOff
+		parts = append(parts, s.renderEarlier(readOff, prev.SendOff, nil, ty.oldPrompt))
+		readOff = prev.SendOff
 	}
 	switch {
 	case owed > 0 && !ty.input:
 		// Typed ahead: the shell reads it once what runs has ended.
-		c.dueD, c.needC, c.atPrompt = owed+1, true, true
+		c.DueD, c.NeedC, c.AtPrompt = owed+1, true, true
 		c.owes = owed
 		if ty.submits {
 			c.owes++
 		}
 		c.earlierFrom = readOff
 		switch {
-		case hasPrev && prev.anchor < 0:
+		case hasPrev && prev.Anchor < 0:
 			// Its line may not be read yet: its output starts at its C.
-			c.earlierEcho = max(readOff, prev.sendOff)
-		case hasPrev && prev.anchor > readOff && prev.anchor <= sendOff:
-			c.earlierFrom = prev.anchor
+			c.earlierEcho = max(readOff, prev.SendOff)
+		case hasPrev && prev.Anchor > readOff && prev.Anchor <= sendOff:
+			c.earlierFrom = prev.Anchor
 		}
 	case owed > 0:
 		// Input to the running command; its D mark ends this one too.
-		c.dueD, c.atPrompt, c.owes = owed, false, owed
+		c.DueD, c.AtPrompt, c.owes = owed, false, owed
 		var echo []string // the echo of an earlier line nobody waited on is not news
 		if hasPrev {
-			echo = prev.lines
+			echo = prev.Lines
 		}
 		parts = append(parts, s.renderEarlier(readOff, sendOff, echo, ""))
-	case hasPrev && pv.complete:
+	case hasPrev && pv.Complete:
 		// The earlier command finished without its result returned.
-		from := max(readOff, pv.anchor)
-		e := s.renderEarlier(from, min(pv.end, sendOff), nil, "")
+		from := max(readOff, pv.Anchor)
+		e := s.renderEarlier(from, min(pv.End, sendOff), nil, "")
 		if e == nil {
 			e = &Earlier{}
 		}
-		e.ExitCode, e.Via = pv.exitCode, pv.via
-		parts = append(parts, e, s.renderEarlier(max(from, min(pv.end, sendOff)), sendOff, nil, cmp.Or(ty.prompt, ty.oldPrompt)))
+		e.ExitCode, e.Via = pv.ExitCode, pv.Via
+		parts = append(parts, e, s.renderEarlier(max(from, min(pv.End, sendOff)), sendOff, nil, cmp.Or(ty.prompt, ty.oldPrompt)))
 	case hasPrev:
 		// No hook: the earlier command still runs, and what follows
 		// may be its output or this one's.
 		from := readOff
-		if pv.anchor > readOff && pv.anchor <= sendOff {
-			from = pv.anchor
+		if pv.Anchor > readOff && pv.Anchor <= sendOff {
+			from = pv.Anchor
 		}
 		parts = append(parts, s.renderEarlier(from, sendOff, nil, ""))
 		if !ty.input {
@@ -523,8 +524,8 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	if owed == 0 && ty.submits && req.Text != "" {
 		c.owes = 1
 	}
-	if owed == 0 && c.atPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
-		c.needC = true
+	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
+		c.NeedC = true
 	}
 	c.before = joinEarlier(parts...)
 	s.mu.Lock()
@@ -538,7 +539,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 // and what ran before it, returned here so the next result starts after
 // it.
 func (s *Session) resultNow(c *command, sendOff int64, start time.Time, req SendRequest, notes []string) Result {
-	r := s.result(c, verdict{anchor: sendOff, end: sendOff, via: ""}, start, req.Raw, false)
+	r := s.result(c, verdict.Verdict{Anchor: sendOff, End: sendOff, Via: ""}, start, req.Raw, false)
 	if c.before != nil {
 		r.Earlier = c.before
 		s.mu.Lock()
@@ -561,7 +562,7 @@ func (s *Session) waitResult(ctx context.Context, c *command, start time.Time, r
 		}
 	}
 	v := s.await(ctx, c, opts.timeout, tick)
-	if !v.complete {
+	if !v.Complete {
 		s.mu.Lock()
 		c.timedOut = true
 		s.mu.Unlock()
@@ -616,11 +617,11 @@ func describeExit(code *int, err error) string {
 
 // result builds the Result for a command's verdict and moves the read
 // cursor past what it returns.
-func (s *Session) result(c *command, v verdict, start time.Time, raw, waited bool) Result {
-	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
+func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, waited bool) Result {
+	r := Result{SessionID: s.id, Complete: v.Complete, Via: v.Via, ExitCode: v.ExitCode, Match: v.Match}
 	if waited {
-		from, to := v.anchor, v.end
-		if v.waiting.state == "alt_screen" && !raw && !s.scr.AltScreen() {
+		from, to := v.Anchor, v.End
+		if v.Waiting.State == "alt_screen" && !raw && !s.scr.AltScreen() {
 			// A full-screen program drawing on the main screen (top):
 			// its screen, not every frame it drew.
 			s.mu.Lock()
@@ -633,13 +634,13 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 		}
 		r.Earlier = s.earlier(c, v)
 		s.mu.Lock()
-		if v.complete {
-			c.reported, c.reportedVia = true, v.via
+		if v.Complete {
+			c.reported, c.reportedVia = true, v.Via
 			// The prompt drawn after the command is not news; what
 			// came after it (a background job's output) is. Without
 			// the hook's end-of-prompt mark, all of it is taken as the
 			// prompt.
-			if e, ok := s.det.promptEndAfter(v.end); ok && v.via == ViaExitCode {
+			if e, ok := s.det.PromptEndAfter(v.End); ok && v.Via == ViaExitCode {
 				s.readOff = max(s.readOff, e)
 			} else {
 				s.readOff = max(s.readOff, s.ring.End())
@@ -650,21 +651,21 @@ func (s *Session) result(c *command, v verdict, start time.Time, raw, waited boo
 		s.mu.Unlock()
 		s.persist()
 	} else {
-		r.Offset, r.NextOffset = c.sendOff, c.sendOff
+		r.Offset, r.NextOffset = c.SendOff, c.SendOff
 		r.Note = "sent without waiting; use read {wait: true} for the output and the verdict"
 	}
 	st := s.classify()
-	r.State, r.Foreground = st.state, st.foreground
+	r.State, r.Foreground = st.State, st.Foreground
 	settledState(&r, v)
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
 	switch {
-	case !v.complete && waited && v.waiting.state != "":
-		r.State = v.waiting.state
-		r.Note = waitNote(v.waiting)
-	case !v.complete && waited && c.dueD > 1 && !v.earlier && s.Info().Integrated:
-		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.describe())
-	case !v.complete && waited:
-		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.describe())
+	case !v.Complete && waited && v.Waiting.State != "":
+		r.State = v.Waiting.State
+		r.Note = v.Waiting.WaitNote()
+	case !v.Complete && waited && c.DueD > 1 && !v.Earlier && s.Info().Integrated:
+		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
+	case !v.Complete && waited:
+		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
 	}
 	s.noteRecording(&r)
 	return r
@@ -747,7 +748,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	}
 	cmdText := ""
 	if c != nil {
-		cmdText = strings.Join(c.lines, "\n")
+		cmdText = strings.Join(c.Lines, "\n")
 	}
 	red := reduce.Reduce(lines, reduce.Options{
 		Command:     cmdText,
@@ -790,34 +791,34 @@ func (s *Session) fillScreen(r *Result, secrets []string) {
 // was unread when c was typed and, for a command typed ahead, the rest of
 // the command that ran before it, up to that command's D mark (or up to
 // now while it still runs).
-func (s *Session) earlier(c *command, v verdict) *Earlier {
+func (s *Session) earlier(c *command, v verdict.Verdict) *Earlier {
 	if c.earlierFrom < 0 {
 		return c.before
 	}
-	to := v.end
-	if v.earlier {
-		to = v.earlierEnd
-	} else if v.anchor < to {
-		to = v.anchor
+	to := v.End
+	if v.Earlier {
+		to = v.EarlierEnd
+	} else if v.Anchor < to {
+		to = v.Anchor
 	}
 	var e *Earlier
 	if c.earlierEcho >= 0 {
 		s.mu.Lock()
-		m, ok := s.det.firstAfter(markCommand, c.earlierEcho)
+		m, ok := s.det.FirstAfter(verdict.MarkCommand, c.earlierEcho)
 		s.mu.Unlock()
-		if ok && m.end <= to {
-			e = joinEarlier(s.renderEarlier(c.earlierFrom, c.earlierEcho, nil, ""), s.renderEarlier(m.end, to, c.lines, ""))
+		if ok && m.End <= to {
+			e = joinEarlier(s.renderEarlier(c.earlierFrom, c.earlierEcho, nil, ""), s.renderEarlier(m.End, to, c.Lines, ""))
 		} else {
-			e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
+			e = s.renderEarlier(c.earlierFrom, to, c.Lines, "")
 		}
 	} else {
-		e = s.renderEarlier(c.earlierFrom, to, c.lines, "")
+		e = s.renderEarlier(c.earlierFrom, to, c.Lines, "")
 	}
-	if v.earlier {
+	if v.Earlier {
 		if e == nil {
 			e = &Earlier{}
 		}
-		code := v.earlierCode
+		code := v.EarlierCode
 		e.ExitCode, e.Via = &code, ViaExitCode
 	}
 	return joinEarlier(c.before, e)
@@ -896,20 +897,6 @@ func joinEarlier(parts ...*Earlier) *Earlier {
 		}
 	}
 	return e
-}
-
-// waitsForInput reports whether the terminal's state says a program waits
-// for input, so that text sent now is its input rather than a command line
-// typed ahead for the shell. inCommand: the hook saw a command start and
-// not end (a prompt at the cursor is then a nested shell's or REPL's).
-func waitsForInput(st status, inCommand bool) bool {
-	switch st.state {
-	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "repl", "input_prompt":
-		return true
-	case "prompt":
-		return inCommand
-	}
-	return false
 }
 
 func joinNote(a, b string) string {
@@ -994,8 +981,8 @@ func (s *Session) Read(ctx context.Context, req ReadRequest) (Result, error) {
 
 func (s *Session) finish(r *Result, start time.Time) {
 	st := s.classify()
-	r.State, r.Foreground = st.state, st.foreground
-	r.Complete = st.state == "prompt" || st.state == "exited"
+	r.State, r.Foreground = st.State, st.Foreground
+	r.Complete = st.State == "prompt" || st.State == "exited"
 	s.mu.Lock()
 	r.ExitCode = s.exitCode
 	s.mu.Unlock()
@@ -1015,7 +1002,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 			req.Progress(el, fg.Name)
 		}
 	}
-	var v verdict
+	var v verdict.Verdict
 	switch {
 	case req.Wait && c != nil:
 		// Wait on the last command sent, with this call's until if given.
@@ -1023,7 +1010,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		wc.pre = nil
 		wc.pre = nil // Send's own, if it still waits
 		if until != nil {
-			wc.until, wc.scanned = until, from
+			wc.Until, wc.Scanned = until, from
 		}
 		v = s.await(ctx, &wc, timeout, tick)
 	case req.Wait && until != nil:
@@ -1039,16 +1026,16 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	end := s.ring.End()
 	s.mu.Unlock()
 	to := end
-	if v.complete && v.via == ViaExitCode && v.end >= from {
-		to = v.end
+	if v.Complete && v.Via == ViaExitCode && v.End >= from {
+		to = v.End
 	}
-	r := Result{SessionID: s.id, Complete: v.complete, Via: v.via, ExitCode: v.exitCode, Match: v.match}
+	r := Result{SessionID: s.id, Complete: v.Complete, Via: v.Via, ExitCode: v.ExitCode, Match: v.Match}
 	s.fill(&r, from, to, req.Raw, c)
 	s.mu.Lock()
-	if v.complete {
+	if v.Complete {
 		s.readOff = max(s.readOff, end)
 		if c != nil && s.cmd == c {
-			c.reported, c.reportedVia = true, v.via
+			c.reported, c.reportedVia = true, v.Via
 		}
 	} else {
 		s.readOff = max(s.readOff, to)
@@ -1056,7 +1043,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	s.mu.Unlock()
 	s.persist()
 	st := s.classify()
-	r.State, r.Foreground = st.state, st.foreground
+	r.State, r.Foreground = st.State, st.Foreground
 	settledState(&r, v)
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
 	s.noteRecording(&r)
@@ -1065,13 +1052,13 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 
 // settledState corrects what classify said right after a verdict: the
 // agent's foreground reports trail the shell's prompt.
-func settledState(r *Result, v verdict) {
+func settledState(r *Result, v verdict.Verdict) {
 	switch {
-	case v.complete && (v.via == ViaExitCode || v.via == ViaShell):
+	case v.Complete && (v.Via == ViaExitCode || v.Via == ViaShell):
 		// The shell is back; a foreground name the agent has not yet
 		// updated would be stale.
 		r.State, r.Foreground = "prompt", ""
-	case v.complete && v.via == ViaPrompt && r.State == "running":
+	case v.Complete && v.Via == ViaPrompt && r.State == "running":
 		// A shell typed into the session (ssh, docker exec) is back at
 		// its prompt; the local foreground is that shell's client.
 		r.State = "prompt"
@@ -1079,14 +1066,14 @@ func settledState(r *Result, v verdict) {
 }
 
 // peek evaluates the last command's verdict without waiting.
-func (s *Session) peek(c *command) verdict {
+func (s *Session) peek(c *command) verdict.Verdict {
 	if c == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.exited {
-			return verdict{complete: true, via: ViaExited, exitCode: s.exitCode}
+			return verdict.Verdict{Complete: true, Via: ViaExited, ExitCode: s.exitCode}
 		}
-		return verdict{}
+		return verdict.Verdict{}
 	}
 	wc := *c
 	v, _, _, _ := s.evaluate(&wc)
@@ -1219,10 +1206,10 @@ func sentinelOwnLine(text string) bool {
 // earlier ones.
 func (s *Session) awaitLineEditor(ctx context.Context) {
 	s.waitFor(ctx, pasteWait, func() bool {
-		last, ok := s.det.last()
-		if !s.ready || s.exited || s.det.bracketedPaste || !ok {
+		last, ok := s.det.Last()
+		if !s.ready || s.exited || s.det.BracketedPaste() || !ok {
 			return true
 		}
-		return last.kind == markCommand && s.det.pasteOnAt < last.end
+		return last.Kind == verdict.MarkCommand && s.det.PasteOnAt() < last.End
 	})
 }

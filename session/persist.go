@@ -59,10 +59,10 @@ func (m meta) command() *command {
 		return nil
 	}
 	c := newCommand(m.CmdOff, time.Now(), "", nil)
-	c.atPrompt = m.CmdAtPrompt
+	c.AtPrompt = m.CmdAtPrompt
 	c.owes = 1 // its D mark, unless it came already
 	if m.CmdAnchor > 0 {
-		c.anchor = m.CmdAnchor
+		c.Anchor = m.CmdAnchor
 	}
 	return c
 }
@@ -88,8 +88,8 @@ func (s *Session) persist() {
 	m.ReadOff = s.readOff
 	m.Integrated = m.Integrated || s.ready
 	if c := s.cmd; c != nil {
-		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.sendOff, c.atPrompt
-		m.CmdAnchor = max(c.anchor, 0)
+		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.SendOff, c.AtPrompt
+		m.CmdAnchor = max(c.Anchor, 0)
 	}
 	m.PaceChar, m.PaceLine = s.pace.Char, s.pace.Line
 	if s.rec != nil {

@@ -37,17 +37,17 @@ const prerenderMin = 256 << 10
 // last complete line, once there is enough of it. It copies at most
 // prerenderChunk bytes out of the log at a time.
 func (s *Session) prerender(c *command) {
-	if c.anchor < 0 {
+	if c.Anchor < 0 {
 		return
 	}
 	for {
 		s.mu.Lock()
 		if c.pre == nil {
-			if s.ring.Start() > c.anchor {
+			if s.ring.Start() > c.Anchor {
 				s.mu.Unlock()
 				return
 			}
-			c.pre = &prerender{from: c.anchor, fed: c.anchor, first: s.lines.LineAt(c.anchor)}
+			c.pre = &prerender{from: c.Anchor, fed: c.Anchor, first: s.lines.LineAt(c.Anchor)}
 		}
 		p := c.pre
 		end := s.ring.End()

@@ -40,14 +40,14 @@ func TestResultReadsPastThePromptOnly(t *testing.T) {
 			conn.feed([]byte(mark("D;0") + prompt))
 			s.mu.Lock()
 			c := newCommand(s.ring.End(), s.now(), "true\n", nil)
-			c.atPrompt, c.prompt, c.owes, c.needC = true, s.learnPromptLocked(), 1, true
+			c.AtPrompt, c.Prompt, c.owes, c.NeedC = true, s.term.LearnPromptLocked(), 1, true
 			s.cmd = c
 			s.mu.Unlock()
 			// Everything arrives before the result is built.
 			out := "true\r\n" + mark("C") + "out\r\n" + mark("D;0") + tt.after
 			conn.feed([]byte(out))
 			v, _, _, _ := s.evaluate(c)
-			if !v.complete || v.via != ViaExitCode {
+			if !v.Complete || v.Via != ViaExitCode {
 				t.Fatalf("verdict %+v; want complete via exit-code", v)
 			}
 			r := s.result(c, v, time.Now(), false, true)
@@ -57,7 +57,7 @@ func TestResultReadsPastThePromptOnly(t *testing.T) {
 			s.mu.Lock()
 			got, end := s.readOff, s.ring.End()
 			s.mu.Unlock()
-			want := c.sendOff + int64(bytes.LastIndex([]byte(out), []byte(tt.want))+len(tt.want))
+			want := c.SendOff + int64(bytes.LastIndex([]byte(out), []byte(tt.want))+len(tt.want))
 			if got != want {
 				t.Fatalf("read cursor at %d (log end %d), want %d: after %q", got, end, want, tt.want)
 			}

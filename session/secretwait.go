@@ -2,17 +2,13 @@ package session
 
 import (
 	"context"
+	"github.com/ttymux/ttymux/session/verdict"
 	"time"
 )
 
 // secretWait bounds how long a secret waits for the program it is for to
-// ask; secretQuiet is how long a program other than the shell must have
-// been quiet, with the terminal still echoing, before it is taken to read
-// with echo on.
-const (
-	secretWait  = 5 * time.Second
-	secretQuiet = 2 * time.Second
-)
+// ask (the engine's Terminal.WaitsForSecret says when it does).
+const secretWait = 5 * time.Second
 
 // awaitSecretPrompt waits, before a secret is typed, until the command line
 // the previous send submitted to the hooked shell has been accepted (its C
@@ -27,28 +23,28 @@ const (
 func (s *Session) awaitSecretPrompt(ctx context.Context, timeout time.Duration) bool {
 	s.mu.Lock()
 	c := s.cmd
-	hooked := len(s.det.nonce) > 0 && s.ready
+	hooked := s.det.Hooked() && s.ready
 	s.mu.Unlock()
-	if !hooked || c == nil || c.reported || !c.needC {
+	if !hooked || c == nil || c.reported || !c.NeedC {
 		return true
 	}
-	if known, _ := s.echoState(); !known {
+	if known, _ := s.term.EchoState(); !known {
 		return true
 	}
 	deadline := time.NewTimer(min(timeout, secretWait))
 	defer deadline.Stop()
-	poll := time.NewTicker(2 * pollEvery)
+	poll := time.NewTicker(2 * verdict.PollEvery)
 	defer poll.Stop()
 	for {
 		s.mu.Lock()
-		_, accepted := s.det.firstAfter(markCommand, c.sendOff)
-		ended := s.det.doneSince(c.sendOff) > 0 || s.exited || s.closed
+		_, accepted := s.det.FirstAfter(verdict.MarkCommand, c.SendOff)
+		ended := s.det.DoneSince(c.SendOff) > 0 || s.exited || s.closed
 		last, ch := s.lastOutput, s.changedLocked()
 		s.mu.Unlock()
 		if ended {
 			return true // the line has run: the secret goes to the prompt, as typed
 		}
-		if accepted && s.waitsForSecret(last) {
+		if accepted && s.term.WaitsForSecret(last) {
 			return true
 		}
 		select {
@@ -60,25 +56,4 @@ func (s *Session) awaitSecretPrompt(ctx context.Context, timeout time.Duration) 
 			return false
 		}
 	}
-}
-
-// waitsForSecret reports whether the terminal, a command running, waits
-// for input a secret may answer. last is when output last arrived.
-func (s *Session) waitsForSecret(last time.Time) bool {
-	if s.echoOff() {
-		return true
-	}
-	if fg, ok := s.foreground(); ok && fg.IsShell {
-		if sw, ok := s.conn.(shellWaiter); ok {
-			// The kernel knows whether the shell (read) reads.
-			if w, err := sw.ShellWaitsForInput(); err == nil {
-				return w
-			}
-		}
-	}
-	switch s.classify().state {
-	case "password_prompt", "input_prompt", "confirm_prompt":
-		return true // it asks, in so many words
-	}
-	return s.now().Sub(last) >= secretQuiet
 }

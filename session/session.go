@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"io"
 	"log/slog"
 	"regexp"
@@ -73,7 +74,7 @@ type Session struct {
 	ring       *ring.Ring
 	lines      *ring.LineIndex
 	times      *ring.Times // when each chunk arrived (timestamps.go)
-	det        *detector
+	det        *verdict.Detector
 	lastOutput time.Time
 	readOff    int64 // where mode "new" resumes
 	size       transport.Size
@@ -98,6 +99,11 @@ type Session struct {
 	tap        *Tap             // a transfer that borrowed the terminal (transfer.go)
 
 	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
+
+	// term is the session as the verdict engine sees it (session/verdict):
+	// it reads the log, the detector and the fields under mu, the Conn and
+	// the screen.
+	term verdict.Terminal
 
 	pumpDone chan struct{}
 }
@@ -147,7 +153,7 @@ func newSession(c sessionConfig) *Session {
 		ring:      r,
 		lines:     lines,
 		times:     ring.NewTimes(r),
-		det:       newDetector(c.nonce),
+		det:       verdict.NewDetector(c.nonce, c.from),
 		size:      c.size,
 		changed:   make(chan struct{}),
 		marked:    make(chan struct{}),
@@ -160,13 +166,17 @@ func newSession(c sessionConfig) *Session {
 		rec:       c.rec,
 	}
 	s.policyHost, s.port = c.policyHost, c.port
-	// The detector's offsets are the log's: after an attach that
-	// starts past what the agent lost, both start at from (issue #13).
-	s.det.off = c.from
 	s.lastOutput = s.created
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
 	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}, Scrollback: 64})
+	s.term = verdict.Terminal{
+		Mu: &s.mu, Log: s.ring, Det: s.det, Conn: s.conn, AltScreen: s.scr.AltScreen, Shell: s.shell,
+		Held: func() verdict.Held {
+			return verdict.Held{LastOutput: s.lastOutput, Exited: s.exited, ExitCode: s.exitCode, Ready: s.ready}
+		},
+		Now: func() time.Time { return s.now() }, // tests replace s.now
+	}
 	s.rec.Start(s.persistRecording)
 	go s.pump()
 	return s
@@ -236,11 +246,11 @@ func (s *Session) pump() {
 			s.ring.Write(p)
 			s.lines.Write(p)
 			s.times.Write(p, at)
-			marks := s.det.count
+			marks := s.det.Count()
 			s.det.Write(p)
 			s.cwd.Write(p)
 			s.lastOutput = s.now()
-			if s.det.count != marks {
+			if s.det.Count() != marks {
 				s.ready = true
 				s.notifyMarkLocked()
 			}
@@ -345,7 +355,7 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 }
 
 // waitSettled waits until the far end has printed something and then been
-// quiet for shellQuiet, the session ended, or d elapsed. Everything printed
+// quiet for verdict.ShellQuiet, the session ended, or d elapsed. Everything printed
 // so far is then marked as read.
 func (s *Session) waitSettled(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
@@ -353,7 +363,7 @@ func (s *Session) waitSettled(ctx context.Context, d time.Duration) {
 	for {
 		s.mu.Lock()
 		printed, exited, ch := s.ring.End() > 0, s.exited, s.changedLocked()
-		quiet := shellQuiet - s.now().Sub(s.lastOutput)
+		quiet := verdict.ShellQuiet - s.now().Sub(s.lastOutput)
 		if printed && quiet <= 0 || exited {
 			s.readOff = s.ring.End()
 			s.mu.Unlock()
@@ -408,16 +418,15 @@ func (s *Session) Signal(ctx context.Context, sig transport.Signal) error {
 
 // foreground returns the far end's foreground program, if the transport can
 // tell.
-func (s *Session) foreground() (transport.Foreground, bool) {
-	f, ok := s.conn.(transport.Foregrounder)
-	if !ok {
-		return transport.Foreground{}, false
-	}
-	fg, err := f.Foreground()
-	if err != nil {
-		return transport.Foreground{}, false
-	}
-	return fg, true
+func (s *Session) foreground() (transport.Foreground, bool) { return s.term.Foreground() }
+
+// classify says what the terminal is doing now.
+func (s *Session) classify() verdict.Status { return s.term.Classify() }
+
+func (s *Session) lastOutputAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastOutput
 }
 
 // Info returns a snapshot of the session's state.
@@ -430,8 +439,8 @@ func (s *Session) Info() Info {
 		Name:       s.name,
 		Transport:  s.transport,
 		Command:    s.command,
-		State:      st.state,
-		Foreground: st.foreground,
+		State:      st.State,
+		Foreground: st.Foreground,
 		IdleMS:     s.now().Sub(s.lastOutput).Milliseconds(),
 		Created:    s.created.UTC().Format(time.RFC3339),
 		Rows:       s.size.Rows,

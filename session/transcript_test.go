@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/ttymux/ttymux/session/verdict"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,13 +66,13 @@ func loadTranscripts(t *testing.T) []transcript {
 	return ts
 }
 
-func markString(ms []mark) string {
+func markString(ms []verdict.Mark) string {
 	var parts []string
 	for _, m := range ms {
-		if m.kind == markDone {
-			parts = append(parts, fmt.Sprintf("D%d", m.status))
+		if m.Kind == verdict.MarkDone {
+			parts = append(parts, fmt.Sprintf("D%d", m.Status))
 		} else {
-			parts = append(parts, string(m.kind))
+			parts = append(parts, string(m.Kind))
 		}
 	}
 	return strings.Join(parts, " ")
@@ -83,17 +84,17 @@ func markString(ms []mark) string {
 func TestTranscriptsEverySplit(t *testing.T) {
 	for _, tr := range loadTranscripts(t) {
 		t.Run(tr.name, func(t *testing.T) {
-			whole := newDetector(tr.nonce)
+			whole := verdict.NewDetector(tr.nonce, 0)
 			whole.Write([]byte(tr.data))
-			if got := markString(whole.marks); got != tr.marks {
+			if got := markString(whole.Marks()); got != tr.marks {
 				t.Fatalf("marks %q, want %q", got, tr.marks)
 			}
 			for i := 0; i <= len(tr.data); i++ {
-				d := newDetector(tr.nonce)
+				d := verdict.NewDetector(tr.nonce, 0)
 				d.Write([]byte(tr.data[:i]))
 				d.Write([]byte(tr.data[i:]))
-				if !reflect.DeepEqual(d.marks, whole.marks) || d.bracketedPaste != whole.bracketedPaste {
-					t.Fatalf("split at %d: %q, want %q", i, markString(d.marks), tr.marks)
+				if !reflect.DeepEqual(d.Marks(), whole.Marks()) || d.BracketedPaste() != whole.BracketedPaste() {
+					t.Fatalf("split at %d: %q, want %q", i, markString(d.Marks()), tr.marks)
 				}
 			}
 		})
@@ -134,8 +135,8 @@ func TestRecordTranscripts(t *testing.T) {
 			}
 			s.mu.Lock()
 			data, _ := s.ring.AppendRange(nil, 0, s.ring.End())
-			nonce := strings.TrimPrefix(string(s.det.nonce), "ttymux=")
-			marks := markString(s.det.marks)
+			nonce := s.det.Nonce()
+			marks := markString(s.det.Marks())
 			s.mu.Unlock()
 			m.CloseAll()
 			var b strings.Builder

@@ -65,11 +65,11 @@ func (s *Session) Cwd(ctx context.Context) (string, error) {
 	deadline := s.now().Add(time.Second)
 	for {
 		st := s.classify()
-		if st.state == "prompt" {
+		if st.State == "prompt" {
 			break
 		}
-		if st.state != "running" || st.foreground != "" || s.now().After(deadline) {
-			return "", fmt.Errorf("the session's shell is not at its prompt (state %s)", st.state)
+		if st.State != "running" || st.Foreground != "" || s.now().After(deadline) {
+			return "", fmt.Errorf("the session's shell is not at its prompt (state %s)", st.State)
 		}
 		select {
 		case <-ctx.Done():

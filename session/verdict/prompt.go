@@ -1,4 +1,4 @@
-package session
+package verdict
 
 import (
 	"bytes"
@@ -34,13 +34,13 @@ var knownPromptRe = regexp.MustCompile(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*
 // in '>'.
 var arrowRe = regexp.MustCompile(`\s[-=]>$`)
 
-// learnPrompt returns the text at the cursor if it looks like a prompt: the
-// last, unterminated line of output, short, ending like a prompt, with its
-// trailing spaces (the prompt is complete only with them). s.mu must be
-// held.
-func (s *Session) learnPromptLocked() string {
-	end := s.ring.End()
-	b, _ := s.ring.AppendRange(nil, max(s.ring.Start(), end-1024), end)
+// LearnPromptLocked returns the text at the cursor if it looks like a
+// prompt: the last, unterminated line of output, short, ending like a
+// prompt, with its trailing spaces (the prompt is complete only with
+// them). t.Mu must be held.
+func (t *Terminal) LearnPromptLocked() string {
+	end := t.Log.End()
+	b, _ := t.Log.AppendRange(nil, max(t.Log.Start(), end-1024), end)
 	i := bytes.LastIndexByte(b, '\n')
 	if i == len(b)-1 {
 		return "" // the cursor is at the start of an empty line
@@ -69,14 +69,14 @@ func (s *Session) learnPromptLocked() string {
 // full-screen program (the alternate screen, or the cursor hidden since the
 // send) is never at a prompt: its last line in the byte stream is whatever
 // it drew last, not a line waiting for input.
-func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int64, ok bool) {
-	if s.scr.AltScreen() {
+func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at int64, ok bool) {
+	if t.AltScreen() {
 		return -1, false
 	}
-	s.mu.Lock()
-	hidden := s.det.cursorHidden && s.det.hiddenAt >= c.sendOff
-	b, _ := s.ring.AppendRange(nil, max(c.anchor, end-1024), end)
-	s.mu.Unlock()
+	t.Mu.Lock()
+	hidden := t.Det.CursorHiddenSince(c.SendOff)
+	b, _ := t.Log.AppendRange(nil, max(c.Anchor, end-1024), end)
+	t.Mu.Unlock()
 	if hidden {
 		return -1, false
 	}
@@ -85,7 +85,7 @@ func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int
 		return -1, false
 	}
 	line := b[i+1:]
-	if i < 0 && int64(len(b)) < end-c.anchor {
+	if i < 0 && int64(len(b)) < end-c.Anchor {
 		return -1, false // a line longer than we look at is no prompt
 	}
 	lines := reduce.Render(line)
@@ -98,8 +98,8 @@ func (s *Session) promptBack(c *command, end int64, quiet time.Duration) (at int
 		return -1, false
 	}
 	spaced := len(raw) > len(got)
-	learned := strings.TrimRight(c.prompt, " ")
-	learnedSpaced := len(c.prompt) > len(learned)
+	learned := strings.TrimRight(c.Prompt, " ")
+	learnedSpaced := len(c.Prompt) > len(learned)
 	need := knownQuiet
 	switch {
 	case learned != "" && (got == learned || samePromptShape(got, learned)) && spaced == learnedSpaced:

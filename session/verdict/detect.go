@@ -1,28 +1,30 @@
-package session
+package verdict
 
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/ttymux/ttymux/internal/termseq"
 )
 
-// markKind is the letter of an OSC 133 semantic prompt mark.
-type markKind byte
+// A MarkKind is the letter of an OSC 133 semantic prompt mark.
+type MarkKind byte
 
+// The marks ttymux's shell hook prints (FinalTerm's semantic prompts).
 const (
-	markPromptStart markKind = 'A' // the prompt is about to be drawn
-	markPromptEnd   markKind = 'B' // the prompt is drawn; typed input follows
-	markCommand     markKind = 'C' // a command line was accepted; its output follows
-	markDone        markKind = 'D' // the previous command finished; carries $?
+	MarkPromptStart MarkKind = 'A' // the prompt is about to be drawn
+	MarkPromptEnd   MarkKind = 'B' // the prompt is drawn; typed input follows
+	MarkCommand     MarkKind = 'C' // a command line was accepted; its output follows
+	MarkDone        MarkKind = 'D' // the previous command finished; carries $?
 )
 
-// A mark is one shell-integration event found in the output stream.
-type mark struct {
-	kind   markKind
-	status int   // exit status, for markDone
-	off    int64 // offset of the ESC that starts the sequence
-	end    int64 // offset one past its terminator
+// A Mark is one shell-integration event found in the output stream.
+type Mark struct {
+	Kind   MarkKind
+	Status int   // exit status, for MarkDone
+	Off    int64 // offset of the ESC that starts the sequence
+	End    int64 // offset one past its terminator
 }
 
 // maxMarks bounds the marks kept: waiters only ever look at marks made after
@@ -33,7 +35,7 @@ const maxMarks = 256
 // data) are skipped without being stored.
 const maxOSC = 128
 
-// detector scans the terminal's output for what the completion verdict and
+// A Detector scans the terminal's output for what the completion verdict and
 // the key encoder need: ttymux's own OSC 133 marks (with the session's nonce,
 // so a nested shell's or a printed file's marks never count), bracketed-paste
 // mode and application-cursor-key mode. Where sequences begin and end is
@@ -41,8 +43,9 @@ const maxOSC = 128
 // its state across Write calls, so the answer never depends on where the
 // stream was split.
 //
-// It is not safe for concurrent use; the Session's mutex guards it.
-type detector struct {
+// It is not safe for concurrent use: the session's mutex guards it, and
+// every method below is called with that mutex held.
+type Detector struct {
 	nonce []byte // "ttymux=<nonce>"; empty disables mark detection
 
 	off  int64 // absolute offset of the next byte
@@ -50,7 +53,7 @@ type detector struct {
 	buf  []byte // OSC payload collected so far
 	over bool   // buf overflowed: the string is ignored
 
-	marks []mark
+	marks []Mark
 	count int // marks found so far, including those dropped from marks
 
 	// promptEnds: where the last B marks end, oldest first. They are kept
@@ -68,17 +71,61 @@ type detector struct {
 	hiddenAt     int64
 }
 
-func newDetector(nonce string) *detector {
-	d := &detector{buf: make([]byte, 0, maxOSC)}
+// NewDetector returns a detector for a stream whose next byte is at offset
+// off (the log's: after an attach that starts past what the agent lost,
+// both start there, issue #13). It counts only marks that carry nonce; an
+// empty nonce counts none until SetNonce.
+func NewDetector(nonce string, off int64) *Detector {
+	d := &Detector{buf: make([]byte, 0, maxOSC), off: off}
+	d.SetNonce(nonce)
+	return d
+}
+
+// SetNonce makes the detector count the marks that carry nonce ("" counts
+// none).
+func (d *Detector) SetNonce(nonce string) {
+	d.nonce = nil
 	if nonce != "" {
 		d.nonce = []byte("ttymux=" + nonce)
 	}
-	return d
+}
+
+// Nonce returns the nonce the marks must carry, or "".
+func (d *Detector) Nonce() string {
+	return strings.TrimPrefix(string(d.nonce), "ttymux=")
+}
+
+// Hooked reports whether the detector has a nonce: a hook the session
+// typed or started marks its commands.
+func (d *Detector) Hooked() bool { return len(d.nonce) > 0 }
+
+// Count returns how many marks were found so far (B marks excepted).
+func (d *Detector) Count() int { return d.count }
+
+// Marks returns the marks kept, oldest first (B marks excepted). The slice
+// is the detector's: read it before the next Write.
+func (d *Detector) Marks() []Mark { return d.marks }
+
+// BracketedPaste reports whether the far end turned bracketed paste on
+// (DECSET 2004) and has not turned it off.
+func (d *Detector) BracketedPaste() bool { return d.bracketedPaste }
+
+// AppCursor reports whether the far end wants application cursor keys
+// (DECCKM).
+func (d *Detector) AppCursor() bool { return d.appCursor }
+
+// PasteOnAt returns where bracketed paste was last turned on.
+func (d *Detector) PasteOnAt() int64 { return d.pasteOnAt }
+
+// CursorHiddenSince reports whether the cursor was hidden (DECTCEM) at or
+// after off and not shown since.
+func (d *Detector) CursorHiddenSince(off int64) bool {
+	return d.cursorHidden && d.hiddenAt >= off
 }
 
 // Write scans p, the bytes that follow everything written before. It never
 // fails.
-func (d *detector) Write(p []byte) (int, error) {
+func (d *Detector) Write(p []byte) (int, error) {
 	delta := d.off - d.seq.Offset() // the scanner's offsets to absolute ones
 	for i := 0; i < len(p); {
 		n, ev := d.seq.Next(p[i:])
@@ -97,8 +144,8 @@ func (d *detector) Write(p []byte) (int, error) {
 			}
 		case termseq.Esc:
 			// ST (ESC \) right after a mark is its terminator.
-			if k := len(d.marks) - 1; d.seq.Final() == '\\' && d.seq.Inter() == 0 && k >= 0 && d.marks[k].end == d.seq.Start()+delta {
-				d.marks[k].end = d.seq.Offset() + delta
+			if k := len(d.marks) - 1; d.seq.Final() == '\\' && d.seq.Inter() == 0 && k >= 0 && d.marks[k].End == d.seq.Start()+delta {
+				d.marks[k].End = d.seq.Offset() + delta
 			}
 		}
 		i += n
@@ -111,13 +158,13 @@ func (d *detector) Write(p []byte) (int, error) {
 // the detector (a gap the agent reported). Offsets of later marks stay
 // absolute, so a verdict waiting for the mark after its send offset finds
 // it; a sequence cut by the gap is dropped, as a terminal would lose it.
-func (d *detector) Skip(n int64) {
+func (d *Detector) Skip(n int64) {
 	d.off += n
 	d.seq.Skip(n)
 	d.buf, d.over = d.buf[:0], false
 }
 
-func (d *detector) collect(p []byte) {
+func (d *Detector) collect(p []byte) {
 	if d.over || len(d.buf)+len(p) > maxOSC {
 		d.over = true
 		return
@@ -127,7 +174,7 @@ func (d *detector) collect(p []byte) {
 
 // csi handles a complete CSI sequence that began at off; only DEC private
 // modes matter here.
-func (d *detector) csi(off int64) {
+func (d *Detector) csi(off int64) {
 	final := d.seq.Final()
 	if final != 'h' && final != 'l' || d.seq.Marker() != '?' || d.seq.Inter() != 0 {
 		return
@@ -152,7 +199,7 @@ func (d *detector) csi(off int64) {
 }
 
 // osc handles a complete OSC string from off to end (past its terminator).
-func (d *detector) osc(off, end int64) {
+func (d *Detector) osc(off, end int64) {
 	if d.over || len(d.nonce) == 0 || !bytes.HasPrefix(d.buf, []byte("133;")) {
 		return
 	}
@@ -160,15 +207,15 @@ func (d *detector) osc(off, end int64) {
 	if len(fields) < 2 || len(fields[0]) != 1 || !bytes.Equal(fields[len(fields)-1], d.nonce) {
 		return
 	}
-	m := mark{kind: markKind(fields[0][0]), off: off, end: end}
-	switch m.kind {
-	case markPromptEnd:
+	m := Mark{Kind: MarkKind(fields[0][0]), Off: off, End: end}
+	switch m.Kind {
+	case MarkPromptEnd:
 		if len(d.promptEnds) == maxMarks {
 			d.promptEnds = append(d.promptEnds[:0], d.promptEnds[maxMarks/2:]...)
 		}
 		d.promptEnds = append(d.promptEnds, end)
 		return
-	case markDone:
+	case MarkDone:
 		if len(fields) != 3 {
 			return
 		}
@@ -176,8 +223,8 @@ func (d *detector) osc(off, end int64) {
 		if err != nil {
 			return
 		}
-		m.status = st
-	case markPromptStart, markCommand:
+		m.Status = st
+	case MarkPromptStart, MarkCommand:
 	default:
 		return
 	}
@@ -189,26 +236,26 @@ func (d *detector) osc(off, end int64) {
 	d.count++
 }
 
-// firstAfter returns the first mark of kind k that starts at or after off.
-func (d *detector) firstAfter(k markKind, off int64) (mark, bool) {
+// FirstAfter returns the first mark of kind k that starts at or after off.
+func (d *Detector) FirstAfter(k MarkKind, off int64) (Mark, bool) {
 	for _, m := range d.marks {
-		if m.kind == k && m.off >= off {
+		if m.Kind == k && m.Off >= off {
 			return m, true
 		}
 	}
-	return mark{}, false
+	return Mark{}, false
 }
 
-// promptEndAfter returns where the prompt drawn after the D mark at done
+// PromptEndAfter returns where the prompt drawn after the D mark at done
 // ends (one past its B mark): the first B after done, unless another D
 // comes before it (that prompt had no B).
-func (d *detector) promptEndAfter(done int64) (int64, bool) {
+func (d *Detector) PromptEndAfter(done int64) (int64, bool) {
 	for _, e := range d.promptEnds {
 		if e <= done {
 			continue
 		}
 		for _, m := range d.marks {
-			if m.kind == markDone && m.off > done && m.off < e {
+			if m.Kind == MarkDone && m.Off > done && m.Off < e {
 				return 0, false
 			}
 		}
@@ -217,21 +264,21 @@ func (d *detector) promptEndAfter(done int64) (int64, bool) {
 	return 0, false
 }
 
-// doneSince counts the D marks that start at or after off.
-func (d *detector) doneSince(off int64) int {
+// DoneSince counts the D marks that start at or after off.
+func (d *Detector) DoneSince(off int64) int {
 	n := 0
 	for _, m := range d.marks {
-		if m.kind == markDone && m.off >= off {
+		if m.Kind == MarkDone && m.Off >= off {
 			n++
 		}
 	}
 	return n
 }
 
-// last returns the most recent mark of any kind.
-func (d *detector) last() (mark, bool) {
+// Last returns the most recent mark of any kind.
+func (d *Detector) Last() (Mark, bool) {
 	if len(d.marks) == 0 {
-		return mark{}, false
+		return Mark{}, false
 	}
 	return d.marks[len(d.marks)-1], true
 }

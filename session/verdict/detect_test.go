@@ -1,4 +1,4 @@
-package session
+package verdict
 
 import (
 	"reflect"
@@ -20,13 +20,13 @@ const detectorTranscript = "\x1b]133;D;0;ttymux=abc\x07$ \x1b[?2004hecho hi\r\n\
 	"\x1b[1;31mred\x1b[0m\x1b[?1h\x1b]133;D;130;ttymux=abc\x07$ "
 
 type detState struct {
-	Marks          []mark
+	Marks          []Mark
 	BracketedPaste bool
 	AppCursor      bool
 }
 
 func runDetector(chunks ...string) detState {
-	d := newDetector("abc")
+	d := NewDetector("abc", 0)
 	for _, c := range chunks {
 		d.Write([]byte(c))
 	}
@@ -38,17 +38,17 @@ func TestDetectorMarks(t *testing.T) {
 	if len(got.Marks) != 3 {
 		t.Fatalf("marks = %+v, want 3 (foreign marks must not count)", got.Marks)
 	}
-	want := []markKind{markDone, markCommand, markDone}
+	want := []MarkKind{MarkDone, MarkCommand, MarkDone}
 	for i, m := range got.Marks {
-		if m.kind != want[i] {
-			t.Errorf("mark %d kind %c, want %c", i, m.kind, want[i])
+		if m.Kind != want[i] {
+			t.Errorf("mark %d kind %c, want %c", i, m.Kind, want[i])
 		}
 	}
-	if got.Marks[2].status != 130 {
-		t.Errorf("last status = %d, want 130", got.Marks[2].status)
+	if got.Marks[2].Status != 130 {
+		t.Errorf("last status = %d, want 130", got.Marks[2].Status)
 	}
-	if got.Marks[0].off != 0 || got.Marks[0].end != int64(len("\x1b]133;D;0;ttymux=abc\x07")) {
-		t.Errorf("first mark spans %d..%d", got.Marks[0].off, got.Marks[0].end)
+	if got.Marks[0].Off != 0 || got.Marks[0].End != int64(len("\x1b]133;D;0;ttymux=abc\x07")) {
+		t.Errorf("first mark spans %d..%d", got.Marks[0].Off, got.Marks[0].End)
 	}
 	if got.BracketedPaste || !got.AppCursor {
 		t.Errorf("bracketed=%v appCursor=%v, want false true", got.BracketedPaste, got.AppCursor)
@@ -76,7 +76,7 @@ func TestDetectorEverySplit(t *testing.T) {
 }
 
 func TestDetectorNoNonceIgnoresMarks(t *testing.T) {
-	d := newDetector("")
+	d := NewDetector("", 0)
 	d.Write([]byte(detectorTranscript))
 	if len(d.marks) != 0 {
 		t.Fatalf("marks = %v, want none without a nonce", d.marks)
@@ -86,22 +86,22 @@ func TestDetectorNoNonceIgnoresMarks(t *testing.T) {
 func TestDetectorLongOSCIgnored(t *testing.T) {
 	long := "\x1b]133;D;0;ttymux=abc" + string(make([]byte, 500)) + "\x07"
 	got := runDetector(long + "\x1b]133;D;5;ttymux=abc\x07")
-	if len(got.Marks) != 1 || got.Marks[0].status != 5 {
+	if len(got.Marks) != 1 || got.Marks[0].Status != 5 {
 		t.Fatalf("marks = %+v, want only the well-formed one", got.Marks)
 	}
 }
 
 func TestDetectorMarkHistoryBounded(t *testing.T) {
-	d := newDetector("abc")
+	d := NewDetector("abc", 0)
 	for range 3 * maxMarks {
 		d.Write([]byte("\x1b]133;D;0;ttymux=abc\x07"))
 	}
 	if len(d.marks) > maxMarks {
 		t.Fatalf("kept %d marks, want at most %d", len(d.marks), maxMarks)
 	}
-	last, _ := d.last()
-	if last.end != d.off {
-		t.Fatalf("last mark ends at %d, want %d", last.end, d.off)
+	last, _ := d.Last()
+	if last.End != d.off {
+		t.Fatalf("last mark ends at %d, want %d", last.End, d.off)
 	}
 }
 
@@ -118,7 +118,7 @@ func FuzzDetector(f *testing.F) {
 			t.Fatalf("split at %d changed the result: %+v vs %+v", split, a, b)
 		}
 		for _, m := range a.Marks {
-			if m.off < 0 || m.end > int64(len(data)) || m.off >= m.end {
+			if m.Off < 0 || m.End > int64(len(data)) || m.Off >= m.End {
 				t.Fatalf("mark out of range: %+v (len %d)", m, len(data))
 			}
 		}
@@ -130,7 +130,7 @@ func BenchmarkDetector(b *testing.B) {
 	for i := range chunk {
 		chunk[i] = "0123456789\n"[i%11]
 	}
-	d := newDetector("abc")
+	d := NewDetector("abc", 0)
 	b.SetBytes(int64(len(chunk)))
 	for b.Loop() {
 		d.Write(chunk)
@@ -145,7 +145,7 @@ func BenchmarkDetector(b *testing.B) {
 func TestDetectorAgreesWithTermseq(t *testing.T) {
 	found := 0
 	for _, c := range seqtest.Corpus {
-		var want []mark
+		var want []Mark
 		wantPaste, wantCursor := false, false
 		segs := seqtest.Segments(termseq.Scanner{}, []byte(c.In))
 		for k, s := range segs {
@@ -155,12 +155,12 @@ func TestDetectorAgreesWithTermseq(t *testing.T) {
 				if s.Kind != ']' || !s.Term.Dispatched() || len(f) < 3 || f[0] != "133" || f[len(f)-1] != "ttymux=n1" {
 					continue
 				}
-				m := mark{kind: markKind(f[1][0]), off: s.Start, end: s.Start + int64(len(s.Bytes))}
-				if m.kind == markDone {
-					m.status, _ = strconv.Atoi(f[2])
+				m := Mark{Kind: MarkKind(f[1][0]), Off: s.Start, End: s.Start + int64(len(s.Bytes))}
+				if m.Kind == MarkDone {
+					m.Status, _ = strconv.Atoi(f[2])
 				}
 				if k+1 < len(segs) && segs[k+1].Bytes == "\x1b\\" {
-					m.end += 2
+					m.End += 2
 				}
 				want = append(want, m)
 			case termseq.CSI:
@@ -178,7 +178,7 @@ func TestDetectorAgreesWithTermseq(t *testing.T) {
 			}
 		}
 		for split := range len(c.In) + 1 {
-			d := newDetector("n1")
+			d := NewDetector("n1", 0)
 			d.Write([]byte(c.In[:split]))
 			d.Write([]byte(c.In[split:]))
 			if !slices.Equal(d.marks, want) || d.bracketedPaste != wantPaste || d.appCursor != wantCursor {

@@ -1,0 +1,189 @@
+package verdict
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/ttymux/ttymux/session/reduce"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// A Status is what the terminal is doing, as results and list report it.
+type Status struct {
+	State      string // prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen, input_prompt, disconnected, exited
+	Foreground string // the foreground program, when it is not the shell
+	LastLine   string // the last line of output, rendered (at most 120 bytes)
+	// What Classify read of the terminal, for a caller that needs it too
+	// (Send): each read is an ioctl or a /proc read.
+	FG      transport.Foreground
+	FGOK    bool
+	EchoOff bool
+}
+
+// Describe says the status in a few words, for notes.
+func (st Status) Describe() string {
+	d := st.State
+	if st.Foreground != "" {
+		d += ": " + st.Foreground
+	}
+	if st.LastLine != "" {
+		d += fmt.Sprintf(", last line %q", st.LastLine)
+	}
+	return d
+}
+
+var (
+	passwordRe = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|verification code|token)[^:\n]{0,60}:\s*$`)
+	confirmRe  = regexp.MustCompile(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
+	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*)\s*$`)
+)
+
+// inputPromptRe matches the last line of a program that asks for a line
+// of input ("Name: ", "Overwrite? ").
+var inputPromptRe = regexp.MustCompile(`\S[:?]\s?$`)
+
+var pagers = map[string]bool{"less": true, "more": true, "most": true, "pg": true, "man": true}
+
+var repls = map[string]bool{
+	"python": true, "python3": true, "ipython": true, "ipython3": true, "node": true, "irb": true,
+	"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "redis-cli": true, "ghci": true,
+	"lua": true, "R": true, "erl": true, "iex": true, "bc": true, "gdb": true, "mongosh": true,
+}
+
+// Classify says what the terminal is doing now.
+func (t *Terminal) Classify() Status {
+	t.Mu.Lock()
+	h := t.Held()
+	end := t.Log.End()
+	tail, _ := t.Log.AppendRange(nil, max(t.Log.Start(), end-2048), end)
+	lastMark, hasMark := t.Det.Last()
+	t.Mu.Unlock()
+	var st Status
+	if h.Exited {
+		st.State = "exited"
+		return st
+	}
+	// Quiet is read when a rule needs it, after the slower reads above.
+	quiet := func() time.Duration { return t.Now().Sub(t.held().LastOutput) }
+	fg, fgOK := t.Foreground()
+	st.FG, st.FGOK = fg, fgOK
+	if fgOK && !fg.IsShell {
+		st.Foreground = fg.Name
+	}
+	lines := reduce.Render(tail)
+	if n := len(lines); n > 0 {
+		st.LastLine = strings.TrimRight(lines[n-1], " ")
+		if len(st.LastLine) > 120 {
+			st.LastLine = st.LastLine[len(st.LastLine)-120:]
+		}
+	}
+	echoOff := t.EchoOff()
+	st.EchoOff = echoOff
+	open := len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
+	name := filepath.Base(fg.Name)
+	if ls, ok := t.Conn.(transport.LinkStater); ok && ls.LinkState() == transport.LinkDisconnected {
+		st.State = "disconnected"
+		return st
+	}
+	switch {
+	case t.AltScreen():
+		// A pager started by another program (psql, git) is not the
+		// foreground group's leader: its prompt line tells.
+		if pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.LastLine)) {
+			st.State = "pager"
+		} else {
+			st.State = "alt_screen"
+		}
+	case passwordRe.MatchString(st.LastLine):
+		st.State = "password_prompt"
+	case confirmRe.MatchString(st.LastLine):
+		st.State = "confirm_prompt"
+	case pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.LastLine)):
+		// Before the ECHO test below: a pager's ":" prompt has echo off too.
+		st.State = "pager"
+	case echoOff && fgOK && !fg.IsShell && strings.HasSuffix(st.LastLine, ":"):
+		st.State = "password_prompt"
+	case repls[name] || strings.HasPrefix(name, "python"):
+		st.State = "repl"
+	case hasMark && lastMark.Kind != MarkCommand && (!fgOK || fg.IsShell):
+		st.State = "prompt"
+	case !hasMark && t.Shell && fgOK && fg.IsShell && quiet() >= ShellQuiet:
+		st.State = "prompt"
+	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && knownPromptRe.MatchString(st.LastLine) && quiet() >= knownQuiet:
+		// A shell typed into the session (ssh, docker exec) waits at its
+		// prompt.
+		st.State = "prompt"
+	case open && len(st.LastLine) <= maxPrompt && inputPromptRe.MatchString(st.LastLine) && quiet() >= humanQuiet:
+		// "Name: ", "Continue? ": a program (read -p, input()) waits for
+		// a line.
+		st.State = "input_prompt"
+	default:
+		st.State = "running"
+	}
+	return st
+}
+
+// WaitNote says what a terminal that waits for a human wants sent, or ""
+// when st is not such a state.
+func (st Status) WaitNote() string {
+	switch st.State {
+	case "password_prompt":
+		return fmt.Sprintf("waiting for a password (%q): send it with secret: true", st.LastLine)
+	case "confirm_prompt":
+		return fmt.Sprintf("waiting for an answer to %q: send it as text, e.g. yes or no (y or n)", st.LastLine)
+	case "pager":
+		return `a pager waits: send {"text": "q", "enter": false} to quit, keys ["space"] for the next page, or text "/word" to search`
+	case "alt_screen":
+		fg := st.Foreground
+		if fg == "" {
+			fg = "a full-screen program"
+		}
+		return fmt.Sprintf(`%s waits for keys; output is its screen: text is typed as keystrokes (e.g. {"text": ":wq"} in vim), keys press ["esc"] or ["ctrl+c"]`, fg)
+	case "input_prompt":
+		return fmt.Sprintf("waiting for a line of input after %q: send it as text (secret: true for anything sensitive)", st.LastLine)
+	case "repl", "prompt":
+		return fmt.Sprintf("a prompt (%q) waits for the next line: send it; until with a pattern for this prompt makes the next wait exact", st.LastLine)
+	}
+	return ""
+}
+
+// WaitsForInput reports whether the terminal's state says a program waits
+// for input, so that text sent now is its input rather than a command line
+// typed ahead for the shell. inCommand: the hook saw a command start and
+// not end (a prompt at the cursor is then a nested shell's or REPL's).
+func (st Status) WaitsForInput(inCommand bool) bool {
+	switch st.State {
+	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "repl", "input_prompt":
+		return true
+	case "prompt":
+		return inCommand
+	}
+	return false
+}
+
+// secretQuiet is how long a program other than the shell must have been
+// quiet, with the terminal still echoing, before it is taken to read with
+// echo on.
+const secretQuiet = 2 * time.Second
+
+// WaitsForSecret reports whether the terminal, a command running, waits
+// for input a secret may answer. last is when output last arrived.
+func (t *Terminal) WaitsForSecret(last time.Time) bool {
+	if t.EchoOff() {
+		return true
+	}
+	if fg, ok := t.Foreground(); ok && fg.IsShell {
+		// The kernel knows whether the shell (read) reads.
+		if w, ok := t.shellWaits(); ok {
+			return w
+		}
+	}
+	switch t.Classify().State {
+	case "password_prompt", "input_prompt", "confirm_prompt":
+		return true // it asks, in so many words
+	}
+	return t.Now().Sub(last) >= secretQuiet
+}

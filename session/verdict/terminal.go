@@ -1,0 +1,111 @@
+package verdict
+
+import (
+	"sync"
+	"time"
+
+	"github.com/ttymux/ttymux/transport"
+)
+
+// A Log is the session's output, addressed by absolute offset
+// (*ring.Ring): bytes before Start have left it.
+type Log interface {
+	Start() int64
+	End() int64
+	// AppendRange appends the bytes of [from, to) still held to dst and
+	// returns how many of them had left the log.
+	AppendRange(dst []byte, from, to int64) ([]byte, int64)
+}
+
+// Held is what the session knows of its output besides the bytes, read
+// with the session's mutex held.
+type Held struct {
+	LastOutput time.Time // when output last arrived
+	Exited     bool      // the far end has ended
+	ExitCode   *int      // its exit status, once known
+	Ready      bool      // the shell integration has drawn its first prompt
+}
+
+// A Terminal is a session as the engine sees it: the boundary between the
+// session, which owns the Conn, the pump, the mutex and the waiting, and
+// the engine, which owns every rule of the verdict. The session makes one
+// when it starts; its methods are safe for concurrent use as far as Mu,
+// Conn and AltScreen are.
+type Terminal struct {
+	// Mu guards Log, Det and what Held reads. The engine holds it only
+	// while it reads them, never across a call to Conn or AltScreen.
+	Mu  sync.Locker
+	Log Log
+	Det *Detector
+	// Held reports, with Mu held, the session's timing and end.
+	Held func() Held
+	// Conn is the far end. Its optional capabilities are used when it
+	// has them: transport.Foregrounder (who owns the terminal),
+	// transport.EchoReporter (the ECHO flag), transport.LinkStater (a
+	// dropped link) and ShellWaiter.
+	Conn any
+	// AltScreen reports whether the alternate screen is up (the screen
+	// takes its own lock).
+	AltScreen func() bool
+	Now       func() time.Time
+	// Shell: the top-level program is a shell, so the shell layer may
+	// decide from the foreground process group.
+	Shell bool
+}
+
+// A ShellWaiter is a Conn that can tell whether the session's own
+// top-level process is blocked reading the terminal (local PTYs).
+type ShellWaiter interface {
+	ShellWaitsForInput() (bool, error)
+}
+
+// Foreground returns the far end's foreground program, if the transport
+// can tell. It does not take Mu.
+func (t *Terminal) Foreground() (transport.Foreground, bool) {
+	f, ok := t.Conn.(transport.Foregrounder)
+	if !ok {
+		return transport.Foreground{}, false
+	}
+	fg, err := f.Foreground()
+	if err != nil {
+		return transport.Foreground{}, false
+	}
+	return fg, true
+}
+
+// EchoOff reports whether the terminal's ECHO flag is known to be off:
+// a program edits its input line itself (readline in a shell or REPL, a
+// full-screen program) or reads a password.
+func (t *Terminal) EchoOff() bool {
+	known, off := t.EchoState()
+	return known && off
+}
+
+// EchoState reports whether the terminal's ECHO flag can be read (local
+// and agent PTYs) and whether it is off.
+func (t *Terminal) EchoState() (known, off bool) {
+	if er, ok := t.Conn.(transport.EchoReporter); ok {
+		if on, err := er.Echo(); err == nil {
+			return true, !on
+		}
+	}
+	return false, false
+}
+
+// shellWaits reports whether the kernel says the shell is blocked reading
+// the terminal; ok is false when the Conn cannot tell.
+func (t *Terminal) shellWaits() (waiting, ok bool) {
+	sw, is := t.Conn.(ShellWaiter)
+	if !is {
+		return false, false
+	}
+	w, err := sw.ShellWaitsForInput()
+	return w, err == nil
+}
+
+// held reads the session's state with Mu held.
+func (t *Terminal) held() Held {
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
+	return t.Held()
+}
