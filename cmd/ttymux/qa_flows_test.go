@@ -1,0 +1,469 @@
+//go:build qabugs
+
+// Acceptance tests of issue #13 found failing on the merged main, through
+// the in-process MCP client with real PTYs (and a real sshd where a host is
+// needed). Each one reproduces a flow a new user or an attacker tried that
+// gave a wrong answer; they sit behind the qabugs build tag so that the
+// suite stays green until the code is fixed:
+//
+//	go test -tags qabugs -race -count=1 -run TestQA ./cmd/ttymux
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/sshdtest"
+	"github.com/ttymux/ttymux/internal/testwait"
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/sshconf"
+	"github.com/ttymux/ttymux/transport"
+	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/local"
+	"github.com/ttymux/ttymux/transport/sshconn"
+)
+
+// qaOpen opens a local shell with a plain prompt and extra environment.
+func qaOpen(t *testing.T, cs *mcp.ClientSession, env map[string]string) string {
+	t.Helper()
+	e := map[string]string{"PS1": "$ ", "HOME": t.TempDir()}
+	for k, v := range env {
+		e[k] = v
+	}
+	var out OpenOut
+	res := call(t, cs, "open_local", map[string]any{"env": e}, &out)
+	if res.IsError || out.ID == "" {
+		t.Fatalf("open_local failed: %s", resultText(res))
+	}
+	return out.ID
+}
+
+func qaExit(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+func qaEarlier(e *session.Earlier) string {
+	if e == nil {
+		return "none"
+	}
+	return fmt.Sprintf("{output %q, exit %s, via %q, gap %d}", e.Output, qaExit(e.ExitCode), e.Via, e.Gap)
+}
+
+// awaitForeground polls the screen until the session's foreground program
+// is name (the screen read returns no output the next send would miss).
+func awaitForeground(t *testing.T, cs *mcp.ClientSession, id, name string) {
+	t.Helper()
+	testwait.Until(t, "foreground "+name, 10*time.Second, func() bool {
+		var r session.Result
+		if res := call(t, cs, "read", map[string]any{"session_id": id, "mode": "screen"}, &r); res.IsError {
+			t.Fatalf("read screen: %s", resultText(res))
+		}
+		return r.Foreground == name
+	})
+}
+
+// TestQAWaitFalseThenSendWhileItRuns: issue #13 flows 1 and 2 ("same for
+// wait: false") with the second send made while the first command still
+// runs. The second result was the first command's (output WF-DONE, exit
+// 4) and its own output came back in the next call's earlier, with its
+// command line: results shifted by one command.
+func TestQAWaitFalseThenSendWhileItRuns(t *testing.T) {
+	cs := newTestClient(t)
+	id := qaOpen(t, cs, nil)
+	mustSend(t, cs, map[string]any{"session_id": id, "text": "sleep 2; echo WF-DONE; (exit 4)", "wait": false})
+	awaitForeground(t, cs, id, "sleep")
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "echo next", "timeout_ms": 20000})
+	if !r.Complete || r.Output != "next" || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Errorf("send while the wait:false command runs: complete=%v output=%q exit=%s earlier=%s; want next, exit 0", r.Complete, r.Output, qaExit(r.ExitCode), qaEarlier(r.Earlier))
+	}
+	if e := r.Earlier; e == nil || e.Output != "WF-DONE" || e.ExitCode == nil || *e.ExitCode != 4 {
+		t.Errorf("earlier = %s, want WF-DONE, exit 4", qaEarlier(r.Earlier))
+	}
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo next2"})
+	if r.Output != "next2" || r.Earlier != nil {
+		t.Errorf("the send after: output=%q earlier=%s; want next2 and nothing earlier", r.Output, qaEarlier(r.Earlier))
+	}
+}
+
+// TestQASlowManThenQuit: `man ls` on a busy machine formats for a while
+// before its pager shows anything. The send returned state pager at once
+// (the foreground is named man) with a note to send q; q was typed before
+// the pager ran, and the next command's result was the man page with
+// man's exit code, its own output coming a call later. A stand-in man
+// that takes 2 s to format makes it deterministic.
+func TestQASlowManThenQuit(t *testing.T) {
+	if _, err := exec.LookPath("less"); err != nil {
+		t.Skip("less not installed")
+	}
+	bin := t.TempDir()
+	script := "#!/bin/sh\nsleep 2\nseq 1 300 | less\n"
+	if err := os.WriteFile(filepath.Join(bin, "man"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := newTestClient(t)
+	id := qaOpen(t, cs, map[string]string{"PATH": bin + ":" + os.Getenv("PATH"), "LESS": "", "PAGER": "less"})
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "man ls", "timeout_ms": 20000})
+	if r.State == "pager" && !strings.Contains(r.Output, "1") {
+		t.Errorf("man: state pager with nothing on the screen yet (output %q, note %q): the pager is not running", r.Output, r.Note)
+	}
+	if r.Complete {
+		t.Fatalf("man: complete %+v", r)
+	}
+	// As the note says: q quits the pager.
+	mustSend(t, cs, map[string]any{"session_id": id, "text": "q", "enter": false, "timeout_ms": 20000})
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo after-man", "timeout_ms": 20000})
+	if !r.Complete || r.Output != "after-man" || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Errorf("the command after man: complete=%v output=%q exit=%s earlier=%s; want after-man, exit 0", r.Complete, r.Output, qaExit(r.ExitCode), qaEarlier(r.Earlier))
+	}
+}
+
+// TestQAChildCannotForgeMarks: a program run in the shell reads the
+// session nonce from the shell's initial environment
+// (/proc/$PPID/environ: bash's unset does not clear it) and prints a
+// finished mark with exit status 0 while it keeps running. The result came
+// back complete, exit 0, after 74 ms for a command that ran 2 s and exited
+// 7, and the next send got its rest: results shifted by one command.
+func TestQAChildCannotForgeMarks(t *testing.T) {
+	cs := newTestClient(t)
+	id := qaOpen(t, cs, nil)
+	forge := `bash -c 'n=$(tr "\0" "\n" </proc/$PPID/environ | sed -n "s/^TTYMUX_NONCE=//p"); echo nonce-bytes=${#n}; ` +
+		`printf "\e]133;D;0;ttymux=%s\a" "$n"; sleep 1; echo child-end; exit 7'`
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": forge, "timeout_ms": 20000})
+	if !r.Complete || r.ExitCode == nil || *r.ExitCode != 7 || !strings.Contains(r.Output, "child-end") {
+		t.Errorf("a child printed a forged mark: complete=%v exit=%s output=%q; want the real end (child-end, exit 7)", r.Complete, qaExit(r.ExitCode), r.Output)
+	}
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo after", "timeout_ms": 20000})
+	if r.Output != "after" || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Errorf("the send after: output=%q exit=%s earlier=%s; want after, exit 0", r.Output, qaExit(r.ExitCode), qaEarlier(r.Earlier))
+	}
+}
+
+// TestQAUnsubmittedLineReturnsSoon: text typed without Enter (a line to
+// finish, tab completion) or a key that edits the line leaves the shell's
+// line editor waiting for more keys: a human wait. Each such call waited
+// for its whole timeout (30 s by default) with state prompt.
+func TestQAUnsubmittedLineReturnsSoon(t *testing.T) {
+	cs := newTestClient(t)
+	id := qaOpen(t, cs, nil)
+	for _, args := range []map[string]any{
+		{"text": "echo E1", "enter": false},
+		{"keys": []string{"ctrl+u"}},
+		{"keys": []string{"up"}},
+	} {
+		args["session_id"], args["timeout_ms"] = id, 20000
+		start := time.Now()
+		r := mustSend(t, cs, args)
+		el := time.Since(start)
+		if r.Complete {
+			t.Errorf("%v: complete %+v, though no line was run", args, r)
+		}
+		if el > 5*time.Second {
+			t.Errorf("%v: returned after %s (state %q, note %q); a line editor waiting for keys ends the wait in well under 2 s", args, el.Round(time.Millisecond), r.State, r.Note)
+		}
+	}
+}
+
+// TestQAExtraEnterIsOwned: a send with text (Enter by default) and keys
+// ["enter"] submits two lines; the second, empty one ends with a mark of
+// its own. The next send, typed without Enter (nothing runs), took that
+// mark as its completion: complete, exit 0, output "" after 9 ms.
+func TestQAExtraEnterIsOwned(t *testing.T) {
+	cs := newTestClient(t)
+	// A prompt hook that takes a moment puts the empty line's mark after
+	// the next send, as a busy machine does.
+	id := qaOpen(t, cs, map[string]string{"PROMPT_COMMAND": "sleep 0.3"})
+	for i := range 3 {
+		r := mustSend(t, cs, map[string]any{"session_id": id, "text": fmt.Sprintf("echo TK%d", i), "keys": []string{"enter"}})
+		if r.Output != fmt.Sprintf("TK%d", i) {
+			t.Fatalf("text and enter: output %q", r.Output)
+		}
+		r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo never-run", "enter": false, "timeout_ms": 3000})
+		if r.Complete {
+			t.Fatalf("round %d: a send that ran nothing came back complete (exit %s, via %q, output %q)", i, qaExit(r.ExitCode), r.Via, r.Output)
+		}
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"session_id": id, "keys": []string{"ctrl+u"}, "timeout_ms": 3000}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestQASessionIDIsNotAPath: a session id of another form (`../x`,
+// `host/../s1`) is taken for "<host>/<id>" of a remote agent: the server
+// resolves ".." or "host/.." as a host name (a DNS lookup, then SSH) and
+// answers with a host-resolution error, not "no session"; any id with a
+// slash makes the server connect to the host it names. A 1 MB id came
+// back whole in the error (an agent frame-size error, 1 MB for the model
+// to read).
+func TestQASessionIDIsNotAPath(t *testing.T) {
+	home := t.TempDir()
+	cfg := filepath.Join(home, "ssh_config")
+	// Every host is 127.0.0.1 port 1, where nothing listens: no name
+	// leaves this machine, whatever id the test sends.
+	if err := os.WriteFile(cfg, []byte("Host *\n  HostName 127.0.0.1\n  Port 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	op := &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}}
+	t.Cleanup(func() { _ = op.Close() })
+	rs := &remotes{ssh: op, dir: t.TempDir(), socketDir: filepath.Join(shortTempDir(t), "s"), agents: t.TempDir()}
+	m := session.NewManager(session.Options{
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "ssh": op}),
+		StateDir: t.TempDir(),
+		Shell:    "/bin/bash",
+		NoRC:     true,
+		Remote:   rs.keeper,
+	})
+	t.Cleanup(m.CloseAll)
+	cs := connect(t, newServer(m, nil), nil)
+	id := qaOpen(t, cs, nil)
+	long := strings.Repeat("s", 100000)
+	for _, bad := range []string{"../x", "host/../" + id, "x/../../" + id, id + "/../" + id, long, "h/" + long} {
+		for _, tool := range []string{"send", "close"} {
+			args := map[string]any{"session_id": bad}
+			if tool == "send" {
+				args["text"] = "echo x"
+			}
+			res := call(t, cs, tool, args, nil)
+			text := resultText(res)
+			if len(bad) > 1000 {
+				// The model pays for every byte of an error: an id it
+				// got wrong is not echoed back whole.
+				if !res.IsError || len(text) > 4096 || !strings.Contains(text, "no session") {
+					t.Errorf("%s {session_id: %d bytes}: isError=%v, %d-byte error %.200q…; want a short no session error", tool, len(bad), res.IsError, len(text), text)
+				}
+				continue
+			}
+			if !res.IsError || !strings.Contains(text, fmt.Sprintf("no session %q", bad)) {
+				t.Errorf("%s {session_id: %q}: isError=%v %q; want no session %q (and the open sessions), no connection", tool, bad, res.IsError, text, bad)
+			}
+		}
+	}
+}
+
+// TestQABuildLogFewMarkers: issue #13 item 11 with compile lines that
+// differ only in digits between the error lines (an error every seventh
+// line). Every error came back, but with 40 fold markers among 222 lines,
+// one per four lines: "no fold marker per few lines" (the reduce test
+// allows 3 for its log).
+func TestQABuildLogFewMarkers(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	nerr := 0
+	for i := range 700 {
+		if i%7 == 3 {
+			nerr++
+			fmt.Fprintf(&b, "src/mod%d/file%d.c:%d:%d: error: 'sym%d' undeclared (first use in this function)\n", i%13, i, i, i%40, i)
+		} else {
+			fmt.Fprintf(&b, "gcc -O2 -Wall -c -o build/obj%d.o src/mod%d/file%d.c -Iinclude -DNDEBUG\n", i, i%13, i)
+		}
+	}
+	log := filepath.Join(dir, "build.log")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := newTestClient(t)
+	id := qaOpen(t, cs, nil)
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "cat " + log})
+	kept := len(regexp.MustCompile(`error: 'sym\d+'`).FindAllString(r.Output, -1))
+	markers := strings.Count(r.Output, "[… ")
+	t.Logf("%d → %d bytes, %d lines, %d markers, %d of %d errors", b.Len(), len(r.Output), strings.Count(r.Output, "\n")+1, markers, kept, nerr)
+	if kept != nerr {
+		t.Errorf("%d of %d error lines kept", kept, nerr)
+	}
+	if markers > 3 {
+		t.Errorf("%d fold markers among %d lines; want a few (at most 3)", markers, strings.Count(r.Output, "\n")+1)
+	}
+}
+
+// TestQATopReadKeepsHeader: `read` (mode new, the default) while top
+// redraws the normal screen returned frames whose Mem, Swap, blank and PID
+// header rows were blank (collapsed into "previous line repeated 3 more
+// times"), frames glued to each other: the rows issue #13 item 8 saw
+// vanish from screen reads, now in the default read. top's own send
+// result is the rendered screen.
+func TestQATopReadKeepsHeader(t *testing.T) {
+	if _, err := exec.LookPath("top"); err != nil {
+		t.Skip("top not installed")
+	}
+	cs := newTestClient(t)
+	id := qaOpen(t, cs, nil)
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "top -d 0.3", "timeout_ms": 20000})
+	if r.Complete {
+		t.Fatalf("top: %+v", r)
+	}
+	defer mustSend(t, cs, map[string]any{"session_id": id, "text": "q", "enter": false, "timeout_ms": 20000})
+	var frames []string
+	testwait.Until(t, "three top frames in reads", 20*time.Second, func() bool {
+		var rr session.Result
+		if res := call(t, cs, "read", map[string]any{"session_id": id, "wait": true, "timeout_ms": 1000}, &rr); res.IsError {
+			t.Fatalf("read: %s", resultText(res))
+		}
+		for _, f := range strings.Split(rr.Output, "top - ")[1:] {
+			if strings.Contains(f, "Tasks:") && strings.Contains(f, "%Cpu") {
+				frames = append(frames, f)
+			}
+		}
+		return len(frames) >= 3
+	})
+	for i, f := range frames {
+		if !strings.Contains(f, "Mem") || !strings.Contains(f, "PID") {
+			head := f
+			if len(head) > 600 {
+				head = head[:600]
+			}
+			t.Errorf("frame %d of read's output lacks top's Mem or PID header rows:\ntop - %s", i, head)
+		}
+	}
+}
+
+// TestQAFloodMemory: issue #13 item 7, three `yes | head -c 100000000`
+// floods in one session, the built server's peak resident set. Through an
+// agent deployed on the host (open_ssh persistent: true) it reached 65–74
+// MB in 10 runs of 12 (tests and by hand), over the 64 MB the issue asks
+// for. Through the local agent (the default) and over SSH held in the
+// server it reached 70 and 73 MB by hand on the busy machine, but 49 and
+// 52 MB in this test's run: those two subtests pass there and guard the
+// figure. One flood, as BenchmarkServerFloodPeakRSS runs it, stays near
+// 50 MB everywhere except through a remote agent (65–71 MB).
+func TestQAFloodMemory(t *testing.T) {
+	flood := func(t *testing.T, cs *mcp.ClientSession, pid int, id string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		// The peak varies from run to run with how far the server falls
+		// behind: three floods, the highest counts.
+		for range 3 {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{
+				"session_id": id, "text": "yes | head -c 100000000; echo END", "timeout_ms": 240000}})
+			if err != nil || res.IsError {
+				t.Fatalf("send: %v %+v", err, res)
+			}
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kb int
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "VmHWM:") {
+				fmt.Sscanf(strings.TrimPrefix(l, "VmHWM:"), "%d", &kb)
+			}
+		}
+		t.Logf("server peak RSS %d MB", kb>>10)
+		if kb == 0 || kb > 64<<10 {
+			t.Errorf("server peak RSS %d kB through 100 MB floods held by an agent; want under 64 MB", kb)
+		}
+		call(t, cs, "close", map[string]any{"session_id": id}, nil)
+	}
+	t.Run("local-agent", func(t *testing.T) {
+		start := persistentServers(t, shortTempDir(t))
+		cmd, cs, _ := start()
+		defer func() { _ = cs.Close(); _ = cmd.Wait() }()
+		var open OpenOut
+		call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
+		if !open.Persistent {
+			t.Fatalf("open_local: %+v", open)
+		}
+		flood(t, cs, cmd.Process.Pid, open.ID)
+	})
+	// sshServer starts the built server with an ssh_config in which "box"
+	// is a test sshd on loopback.
+	sshServer := func(t *testing.T) (*exec.Cmd, *mcp.ClientSession, *sshdtest.SSHD) {
+		t.Setenv("SSH_AUTH_SOCK", "")
+		d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: []string{"Subsystem sftp internal-sftp"}})
+		home := t.TempDir()
+		sshDir := filepath.Join(home, ".ssh")
+		if err := os.MkdirAll(sshDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		known := filepath.Join(sshDir, "known_hosts")
+		if err := os.WriteFile(known, []byte(d.KnownHostsLine()+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sshDir, "config"), []byte(d.ConfigBlock("box", known)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		runtime := shortTempDir(t)
+		cmd := exec.Command(ttymuxBinary(t), "mcp")
+		cmd.Env = append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+			"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+			"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_RUNTIME_DIR="+runtime)
+		cmd.Stderr = io.Discard
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "qa", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close(); _ = cmd.Wait() })
+		return cmd, cs, d
+	}
+	t.Run("ssh-in-server", func(t *testing.T) {
+		cmd, cs, d := sshServer(t)
+		var open OpenOut
+		if res := call(t, cs, "open_ssh", map[string]any{"host": "box"}, &open); res.IsError {
+			t.Fatalf("open_ssh: %s\nsshd log:\n%s", resultText(res), d.Log())
+		}
+		flood(t, cs, cmd.Process.Pid, open.ID)
+	})
+	t.Run("remote-agent", func(t *testing.T) {
+		// The deployed agent's socket is /tmp/ttymux-<uid>, the default a
+		// built server uses; the test stops that agent when done.
+		cmd, cs, d := sshServer(t)
+		var open OpenOut
+		if res := call(t, cs, "open_ssh", map[string]any{"host": "box", "persistent": true}, &open); res.IsError {
+			t.Fatalf("open_ssh: %s\nsshd log:\n%s", resultText(res), d.Log())
+		}
+		t.Cleanup(func() {
+			c := &agentc.Client{Socket: fmt.Sprintf("/tmp/ttymux-%d/agent-v1.sock", os.Geteuid())}
+			sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer scancel()
+			if err := c.Stop(sctx, true); err != nil && !errors.Is(err, agentc.ErrNoAgent) {
+				t.Logf("stop the deployed agent: %v", err)
+			}
+		})
+		flood(t, cs, cmd.Process.Pid, open.ID)
+	})
+}
+
+// TestQANoPhantomEarlierAfterRestart: a persistent session driven by a new
+// server process per call (the MCP Inspector CLI does that; so does every
+// restart of the AI client). Each send after the first carried
+// earlier {output: "", exit_code: 0, via: exit-code}: the previous
+// command's end, already returned by the server before, reported again as
+// an earlier command's.
+func TestQANoPhantomEarlierAfterRestart(t *testing.T) {
+	start := persistentServers(t, shortTempDir(t))
+	cmd, cs, _ := start()
+	var open OpenOut
+	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
+	for i, text := range []string{"echo C", "echo D", "echo E"} {
+		if i > 0 {
+			_ = cs.Close()
+			_ = cmd.Wait()
+			cmd, cs, _ = start()
+		}
+		r := mustSend(t, cs, map[string]any{"session_id": open.ID, "text": text})
+		if want := strings.TrimPrefix(text, "echo "); r.Output != want || !r.Complete {
+			t.Fatalf("%s: %+v", text, r)
+		}
+		if r.Earlier != nil {
+			t.Errorf("%s in server %d: earlier = %s; nothing ran between this send and the last result", text, i+1, qaEarlier(r.Earlier))
+		}
+	}
+	call(t, cs, "close", map[string]any{"session_id": open.ID}, nil)
+	_ = cs.Close()
+	_ = cmd.Wait()
+}
