@@ -27,11 +27,7 @@ import (
 	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/sshconf"
-	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
-	"github.com/ttymux/ttymux/transport/local"
-	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 // qaOpen opens a local shell with a plain prompt and extra environment.
@@ -131,27 +127,6 @@ func TestQASlowManThenQuit(t *testing.T) {
 	}
 }
 
-// TestQAChildCannotForgeMarks: a program run in the shell reads the
-// session nonce from the shell's initial environment
-// (/proc/$PPID/environ: bash's unset does not clear it) and prints a
-// finished mark with exit status 0 while it keeps running. The result came
-// back complete, exit 0, after 74 ms for a command that ran 2 s and exited
-// 7, and the next send got its rest: results shifted by one command.
-func TestQAChildCannotForgeMarks(t *testing.T) {
-	cs := newTestClient(t)
-	id := qaOpen(t, cs, nil)
-	forge := `bash -c 'n=$(tr "\0" "\n" </proc/$PPID/environ | sed -n "s/^TTYMUX_NONCE=//p"); echo nonce-bytes=${#n}; ` +
-		`printf "\e]133;D;0;ttymux=%s\a" "$n"; sleep 1; echo child-end; exit 7'`
-	r := mustSend(t, cs, map[string]any{"session_id": id, "text": forge, "timeout_ms": 20000})
-	if !r.Complete || r.ExitCode == nil || *r.ExitCode != 7 || !strings.Contains(r.Output, "child-end") {
-		t.Errorf("a child printed a forged mark: complete=%v exit=%s output=%q; want the real end (child-end, exit 7)", r.Complete, qaExit(r.ExitCode), r.Output)
-	}
-	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo after", "timeout_ms": 20000})
-	if r.Output != "after" || r.ExitCode == nil || *r.ExitCode != 0 {
-		t.Errorf("the send after: output=%q exit=%s earlier=%s; want after, exit 0", r.Output, qaExit(r.ExitCode), qaEarlier(r.Earlier))
-	}
-}
-
 // TestQAUnsubmittedLineReturnsSoon: text typed without Enter (a line to
 // finish, tab completion) or a key that edits the line leaves the shell's
 // line editor waiting for more keys: a human wait. Each such call waited
@@ -197,58 +172,6 @@ func TestQAExtraEnterIsOwned(t *testing.T) {
 		}
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"session_id": id, "keys": []string{"ctrl+u"}, "timeout_ms": 3000}}); err != nil {
 			t.Fatal(err)
-		}
-	}
-}
-
-// TestQASessionIDIsNotAPath: a session id of another form (`../x`,
-// `host/../s1`) is taken for "<host>/<id>" of a remote agent: the server
-// resolves ".." or "host/.." as a host name (a DNS lookup, then SSH) and
-// answers with a host-resolution error, not "no session"; any id with a
-// slash makes the server connect to the host it names. A 1 MB id came
-// back whole in the error (an agent frame-size error, 1 MB for the model
-// to read).
-func TestQASessionIDIsNotAPath(t *testing.T) {
-	home := t.TempDir()
-	cfg := filepath.Join(home, "ssh_config")
-	// Every host is 127.0.0.1 port 1, where nothing listens: no name
-	// leaves this machine, whatever id the test sends.
-	if err := os.WriteFile(cfg, []byte("Host *\n  HostName 127.0.0.1\n  Port 1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	op := &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}}
-	t.Cleanup(func() { _ = op.Close() })
-	rs := &remotes{ssh: op, dir: t.TempDir(), socketDir: filepath.Join(shortTempDir(t), "s"), agents: t.TempDir()}
-	m := session.NewManager(session.Options{
-		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "ssh": op}),
-		StateDir: t.TempDir(),
-		Shell:    "/bin/bash",
-		NoRC:     true,
-		Remote:   rs.keeper,
-	})
-	t.Cleanup(m.CloseAll)
-	cs := connect(t, newServer(m, nil), nil)
-	id := qaOpen(t, cs, nil)
-	long := strings.Repeat("s", 100000)
-	for _, bad := range []string{"../x", "host/../" + id, "x/../../" + id, id + "/../" + id, long, "h/" + long} {
-		for _, tool := range []string{"send", "close"} {
-			args := map[string]any{"session_id": bad}
-			if tool == "send" {
-				args["text"] = "echo x"
-			}
-			res := call(t, cs, tool, args, nil)
-			text := resultText(res)
-			if len(bad) > 1000 {
-				// The model pays for every byte of an error: an id it
-				// got wrong is not echoed back whole.
-				if !res.IsError || len(text) > 4096 || !strings.Contains(text, "no session") {
-					t.Errorf("%s {session_id: %d bytes}: isError=%v, %d-byte error %.200q…; want a short no session error", tool, len(bad), res.IsError, len(text), text)
-				}
-				continue
-			}
-			if !res.IsError || !strings.Contains(text, fmt.Sprintf("no session %q", bad)) {
-				t.Errorf("%s {session_id: %q}: isError=%v %q; want no session %q (and the open sessions), no connection", tool, bad, res.IsError, text, bad)
-			}
 		}
 	}
 }
