@@ -78,6 +78,15 @@ func TestTopScreenKeepsHeader(t *testing.T) {
 	m := newManager(t, session.Options{})
 	s := openShell(t, m)
 	r := send(t, s, session.SendRequest{Text: "top -d 0.1 -n 40", Timeout: 60 * time.Second})
+	// On a loaded machine top can go quiet for longer than a full-screen
+	// program waiting for a key does, and the send returns as such a wait
+	// (complete false): wait on for its end then.
+	for deadline := time.Now().Add(60 * time.Second); !r.Complete && time.Now().Before(deadline); {
+		var err error
+		if r, err = s.Read(t.Context(), session.ReadRequest{Wait: true, Timeout: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !r.Complete {
 		t.Fatalf("top: %+v", r)
 	}
