@@ -87,6 +87,31 @@ func (o *Output) Expect(t testing.TB, want string) {
 	}
 }
 
+// Within is Expect with its own bound that reports instead of failing:
+// true when want appeared (and was consumed) within d.
+func (o *Output) Within(want string, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		o.mu.Lock()
+		if i := bytes.Index(o.buf[o.pos:], []byte(want)); i >= 0 {
+			o.pos += i + len(want)
+			o.mu.Unlock()
+			return true
+		}
+		wake, end := o.wake, o.end
+		o.mu.Unlock()
+		if end {
+			return false
+		}
+		select {
+		case <-wake:
+		case <-t.C:
+			return false
+		}
+	}
+}
+
 // Wait waits for the reader to stop and returns everything read and the
 // error that stopped it (nil for io.EOF).
 func (o *Output) Wait(t testing.TB) (string, error) {

@@ -146,7 +146,9 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 	}
 	// sshd keeps the first value it reads for a keyword, so the caller's
 	// lines go first.
-	conf := configWithEnv(opts.Config, "HOME="+d.Home)
+	// HISTFILE empty: a shell hung up after the test (its link was cut)
+	// would write its history into HOME while the test removes it.
+	conf := configWithEnv(opts.Config, "HOME="+d.Home, "HISTFILE=")
 	conf = append(conf,
 		"ListenAddress 127.0.0.1",
 		"HostKey "+filepath.Join(dir, "ssh_host_ed25519_key"),

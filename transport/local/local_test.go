@@ -234,10 +234,20 @@ func TestSignalNames(t *testing.T) {
 	out := pump(t, c)
 	out.Expect(t, "ready")
 	for _, sig := range []transport.Signal{"USR1", "SIGUSR1", "usr1"} {
-		if err := c.Signal(t.Context(), sig); err != nil {
-			t.Fatalf("Signal(%s): %v", sig, err)
+		// Each name is tried up to three times: bash loses a trapped
+		// signal now and then when it arrives as it forks the next sleep
+		// (seen once in a few hundred runs on a loaded machine). What is
+		// tested is that the name means SIGUSR1.
+		got := false
+		for try := 0; try < 3 && !got; try++ {
+			if err := c.Signal(t.Context(), sig); err != nil {
+				t.Fatalf("Signal(%s): %v", sig, err)
+			}
+			got = out.Within("got-usr1", 5*time.Second)
 		}
-		out.Expect(t, "got-usr1")
+		if !got {
+			t.Fatalf("Signal(%s): no got-usr1 after three tries", sig)
+		}
 	}
 	if err := c.Signal(t.Context(), "TERM"); err != nil {
 		t.Fatal(err)
