@@ -308,7 +308,9 @@ func (x index) expand(out []entry, a, b int) []entry {
 //     "Downloading 1%" … "Downloading 100%", a ping, a log with
 //     timestamps. Lines without letters (seq 1 1000, a column of numbers)
 //     are data, not progress, and are left to the fold. Lines matching the
-//     keep pattern break a digit run.
+//     keep pattern break a digit run. Neither marker is made when it would
+//     take more bytes than the lines it hides (three blank lines, a few
+//     short lines).
 //  2. Fold. If more than MaxLines lines remain, the first Head and last
 //     Tail are kept and the middle is replaced by a marker with its line
 //     count, session lines and read call. Every line in the middle that
@@ -322,8 +324,20 @@ func (x index) expand(out []entry, a, b int) []entry {
 //     kept lines follow it ("[… 600 lines elided (session lines 61–760);
 //     the 100 lines that look like errors or warnings among them follow:
 //     read … to see all]"). A gap shorter than its marker is shown as it
-//     is. A command reducer's markers that alternate with error lines are
-//     clustered the same way.
+//     is. Then markers that alternate with kept lines (at least 4 of them,
+//     at most 2 other lines in a row between them: a build log with an
+//     error every few lines, whose compile lines differ only in their
+//     numbers or are a reducer's build steps) are merged into one marker
+//     that names the session lines from the first of them to the last
+//     kept line and the read call, followed by the kept lines and the
+//     lines of context right around them (1 before, 2 after, unless they
+//     are the ends of a collapsed run): "[… 593 lines elided (session
+//     lines 6–697); the 99 lines that look like errors or warnings among
+//     them follow: read … to see all]", or "…; the 7 lines that look like
+//     errors or failures among them follow, with 1 line of context: …"
+//     when context was kept. A fold's
+//     or digit rule's marker for more than 50 lines is not merged: it says
+//     where the next kept line is.
 //  3. Cut. A line longer than MaxLineLen characters keeps its first three
 //     quarters and last quarter of MaxLineLen around a marker counting the
 //     characters cut.
