@@ -898,9 +898,12 @@ func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
 		return e.kind == kRepeat || e.kind == kDrop || r.weight(int(e.from), int(e.to)) <= maxClusterHide ||
 			e.kind == kMarker && j+1 < len(es) && es[j+1].follows
 	}
+	merged := false // out is es until the first cluster
 	for i := 0; i < len(es); {
 		if !marker(i) || !joins(i) {
-			out = append(out, es[i])
+			if merged {
+				out = append(out, es[i])
+			}
 			i++
 			continue
 		}
@@ -934,9 +937,14 @@ func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
 			}
 		}
 		if end < 0 {
-			out = append(out, es[i])
+			if merged {
+				out = append(out, es[i])
+			}
 			i++
 			continue
+		}
+		if !merged {
+			out, merged = append(make([]entry, 0, len(es)), es[:i]...), true
 		}
 		// What the cluster shows: its kept lines with their repeats and
 		// the context around them.
@@ -991,6 +999,9 @@ func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
 			r.readCall(from, to, ": %s to see all", "; read that range to see all")))
 		r.clusters++
 		i = end + 1
+	}
+	if !merged {
+		return es, 0
 	}
 	return out, hidden
 }
