@@ -911,7 +911,10 @@ func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
 		// minCluster markers before it.
 		markers, end, shown := 0, -1, 0
 		next := es[i].from // the next input line
-		for j := i; j < len(es) && shown <= maxClusterShown; j++ {
+		stop := i + 1
+	scan:
+		for ; stop < len(es)+1 && shown <= maxClusterShown; stop++ {
+			j := stop - 1
 			e := es[j]
 			if !e.follows {
 				if e.from != next {
@@ -927,8 +930,7 @@ func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
 				}
 			case marker(j):
 				if !joins(j) {
-					j = len(es) // a long stretch ends the cluster
-					continue
+					break scan // a long stretch ends the cluster
 				}
 				markers++
 				shown = 0
@@ -937,10 +939,13 @@ func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
 			}
 		}
 		if end < 0 {
+			// No cluster starts at a later marker before stop either: it
+			// would see the same lines with fewer markers before them.
+			stop = max(stop-1, i+1)
 			if merged {
-				out = append(out, es[i])
+				out = append(out, es[i:stop]...)
 			}
-			i++
+			i = stop
 			continue
 		}
 		if !merged {
