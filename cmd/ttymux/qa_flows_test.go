@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -173,41 +172,6 @@ func TestQAExtraEnterIsOwned(t *testing.T) {
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"session_id": id, "keys": []string{"ctrl+u"}, "timeout_ms": 3000}}); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// TestQABuildLogFewMarkers: issue #13 item 11 with compile lines that
-// differ only in digits between the error lines (an error every seventh
-// line). Every error came back, but with 40 fold markers among 222 lines,
-// one per four lines: "no fold marker per few lines" (the reduce test
-// allows 3 for its log).
-func TestQABuildLogFewMarkers(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	nerr := 0
-	for i := range 700 {
-		if i%7 == 3 {
-			nerr++
-			fmt.Fprintf(&b, "src/mod%d/file%d.c:%d:%d: error: 'sym%d' undeclared (first use in this function)\n", i%13, i, i, i%40, i)
-		} else {
-			fmt.Fprintf(&b, "gcc -O2 -Wall -c -o build/obj%d.o src/mod%d/file%d.c -Iinclude -DNDEBUG\n", i, i%13, i)
-		}
-	}
-	log := filepath.Join(dir, "build.log")
-	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cs := newTestClient(t)
-	id := qaOpen(t, cs, nil)
-	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "cat " + log})
-	kept := len(regexp.MustCompile(`error: 'sym\d+'`).FindAllString(r.Output, -1))
-	markers := strings.Count(r.Output, "[… ")
-	t.Logf("%d → %d bytes, %d lines, %d markers, %d of %d errors", b.Len(), len(r.Output), strings.Count(r.Output, "\n")+1, markers, kept, nerr)
-	if kept != nerr {
-		t.Errorf("%d of %d error lines kept", kept, nerr)
-	}
-	if markers > 3 {
-		t.Errorf("%d fold markers among %d lines; want a few (at most 3)", markers, strings.Count(r.Output, "\n")+1)
 	}
 }
 

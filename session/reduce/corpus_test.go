@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // A corpusEntry is one noisy output in testdata/noisy: <name>.txt holds
@@ -76,7 +77,7 @@ var (
 	sessionRangeRE = regexp.MustCompile(`\(session lines (\d+)–(\d+)\)`)
 	repeatedRE     = regexp.MustCompile(`^\[… previous line repeated ([\d,]+) more times\]$`)
 	cutRE          = regexp.MustCompile(` \[… [\d,]+ characters cut …\] `)
-	followRE       = regexp.MustCompile(`; the (\d+) [^\]]* among them follow`)
+	followRE       = regexp.MustCompile(`; the (\d+) [^\]]* among them follow(?:, with ([\d,]+) lines? of context)?`)
 )
 
 // checkReconstruct checks that res.Lines are lines of lines, in order,
@@ -94,6 +95,14 @@ func shows(out, in string) bool {
 	}
 	loc := cutRE.FindStringIndex(out)
 	return loc != nil && strings.HasPrefix(in, out[:loc[0]]) && strings.HasSuffix(in, out[loc[1]:])
+}
+
+// followN returns how many lines follow a cluster marker: its kept lines
+// and their context.
+func followN(m []string) int {
+	n, _ := strconv.Atoi(m[1])
+	c, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+	return n + c
 }
 
 func checkReconstruct(t *testing.T, lines []string, res Result, opt Options) {
@@ -144,7 +153,7 @@ func checkReconstruct(t *testing.T, lines []string, res Result, opt Options) {
 			}
 			if fm := followRE.FindStringSubmatch(out); fm != nil {
 				// A cluster: its kept lines follow, from within from–to.
-				follow, _ = strconv.Atoi(fm[1])
+				follow = followN(fm)
 				followTo = int(to-first) + 1
 				p = int(from - first)
 				if strings.Contains(out, "read {") && (opt.ReadHint == nil || !strings.Contains(out, opt.ReadHint(from, to)+" to see all]")) {
@@ -200,51 +209,86 @@ func mustLines(lines []string, command string) []int {
 	return out
 }
 
-// keptLines returns which input lines res shows as they are.
+// keptLines returns which input lines res shows as they are. The lines
+// after a cluster marker are its kept lines and their context, in order,
+// among lines whose text may repeat: the must lines of its range count as
+// kept if the lines that follow can be matched, in order, to lines of the
+// range that include every one of them.
 func keptLines(t *testing.T, lines []string, res Result, first int64, must []int) map[int]bool {
 	isMust := map[int]bool{}
 	for _, i := range must {
 		isMust[i] = true
 	}
 	kept := map[int]bool{}
-	p, follow, followTo := 0, 0, 0
-	for _, out := range res.Lines {
-		if follow > 0 && !strings.HasPrefix(out, "[… ") {
-			// The kept line it shows: among lines of the same text in the
-			// marker's range, one the fold must keep.
-			q := p
-			for q < followTo && !(shows(out, lines[q]) && isMust[q]) {
-				q++
-			}
-			if q == followTo {
-				for q = p; q < len(lines) && !shows(out, lines[q]); q++ {
-				}
-			}
-			p = q
-			follow--
-		}
-		if strings.HasPrefix(out, "[… ") {
-			if fm := followRE.FindStringSubmatch(out); fm != nil {
-				follow, _ = strconv.Atoi(fm[1])
-				r := sessionRangeRE.FindAllStringSubmatch(out, -1)[0]
-				from, _ := strconv.ParseInt(r[1], 10, 64)
-				to, _ := strconv.ParseInt(r[2], 10, 64)
-				p, followTo = int(from-first), int(to-first)+1
-			} else if m := repeatedRE.FindStringSubmatch(out); m != nil {
-				// Copies of the line before: shown, as that line.
-				n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-				for range n {
-					kept[p] = true
-					p++
-				}
-			} else if all := sessionRangeRE.FindAllStringSubmatch(out, -1); all != nil {
-				to, _ := strconv.ParseInt(all[len(all)-1][2], 10, 64)
-				p = int(to-first) + 1
-			}
+	p := 0
+	for k := 0; k < len(res.Lines); k++ {
+		out := res.Lines[k]
+		if !strings.HasPrefix(out, "[… ") {
+			kept[p] = true
+			p++
 			continue
 		}
-		kept[p] = true
-		p++
+		if fm := followRE.FindStringSubmatch(out); fm != nil {
+			r := sessionRangeRE.FindAllStringSubmatch(out, -1)[0]
+			from, _ := strconv.ParseInt(r[1], 10, 64)
+			to, _ := strconv.ParseInt(r[2], 10, 64)
+			lo, hi := int(from-first), int(to-first)+1
+			// The lines that follow, repeats spelled out.
+			var fl []string
+			for n := followN(fm); k+1 < len(res.Lines); {
+				if m := repeatedRE.FindStringSubmatch(res.Lines[k+1]); m != nil && len(fl) > 0 {
+					k++
+					c, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+					for range c {
+						fl = append(fl, fl[len(fl)-1])
+					}
+					continue
+				}
+				if n == 0 {
+					break
+				}
+				k++
+				fl = append(fl, res.Lines[k])
+				n--
+			}
+			cut := make([]bool, len(fl)) // whether fl[j] may show a line other than itself
+			for j, l := range fl {
+				cut[j] = cutRE.MatchString(l) || strings.ContainsRune(l, utf8.RuneError)
+			}
+			// ok[j][q]: fl[j:] matches lines[q:hi] leaving out no must line.
+			w := hi - lo + 1
+			ok := make([]bool, (len(fl)+1)*w)
+			ok[len(fl)*w+w-1] = true
+			for q := hi - 1; q >= lo; q-- {
+				ok[len(fl)*w+q-lo] = ok[len(fl)*w+q-lo+1] && !isMust[q]
+			}
+			for j := len(fl) - 1; j >= 0; j-- {
+				for q := hi - 1; q >= lo; q-- {
+					c := j*w + q - lo
+					ok[c] = ok[c+w+1] && (fl[j] == lines[q] || cut[j] && shows(fl[j], lines[q])) || !isMust[q] && ok[c+1]
+				}
+			}
+			if ok[0] {
+				for q := lo; q < hi; q++ {
+					if isMust[q] {
+						kept[q] = true
+					}
+				}
+			}
+			p = hi
+			continue
+		}
+		if m := repeatedRE.FindStringSubmatch(out); m != nil {
+			// Copies of the line before: shown, as that line.
+			n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			for range n {
+				kept[p] = true
+				p++
+			}
+		} else if all := sessionRangeRE.FindAllStringSubmatch(out, -1); all != nil {
+			to, _ := strconv.ParseInt(all[len(all)-1][2], 10, 64)
+			p = int(to-first) + 1
+		}
 	}
 	return kept
 }

@@ -16,7 +16,8 @@
 // commands.go) first hides what that command prints as noise; then Reduce
 // collapses repeated lines and runs of lines that differ only in their
 // numbers, folds long output to its head and tail while keeping every line
-// that looks like an error or a warning, and cuts very long lines. Its rule is that nothing is hidden
+// that looks like an error or a warning, merges markers that alternate with
+// those lines into one, and cuts very long lines. Its rule is that nothing is hidden
 // without a marker in its place saying how many lines are hidden, which
 // session lines they are, and the tool call that shows them
 // (Options.ReadHint).

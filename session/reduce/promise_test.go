@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -195,5 +196,97 @@ func TestCollectorBounded(t *testing.T) {
 	}
 	if int64(shown)+res.Collapsed+res.Elided != n {
 		t.Errorf("%d shown + %d collapsed + %d elided != %d", shown, res.Collapsed, res.Elided, n)
+	}
+}
+
+// markerSavings returns, for each marker of res, the bytes of input it
+// hides minus the bytes it costs (its line): a marker that hides less than
+// it costs makes the output larger than it needs to be.
+func markerSavings(t *testing.T, lines []string, res Result, first int64) (saved []int, text []string) {
+	t.Helper()
+	for k := 0; k < len(res.Lines); k++ {
+		out := res.Lines[k]
+		if !strings.HasPrefix(out, "[… ") {
+			continue
+		}
+		hidden := 0
+		if m := repeatedRE.FindStringSubmatch(out); m != nil {
+			n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			hidden = n * (len(res.Lines[k-1]) + 1)
+		} else {
+			all := sessionRangeRE.FindAllStringSubmatch(out, -1)
+			if all == nil {
+				continue // a marker the caller wrote
+			}
+			m := all[len(all)-1]
+			from, _ := strconv.ParseInt(m[1], 10, 64)
+			to, _ := strconv.ParseInt(m[2], 10, 64)
+			for q := from - first; q <= to-first; q++ {
+				hidden += len(lines[q]) + 1
+			}
+			if fm := followRE.FindStringSubmatch(out); fm != nil {
+				// The lines that follow are shown, not hidden.
+				for n, j := followN(fm), k+1; n > 0 && j < len(res.Lines); j++ {
+					if strings.HasPrefix(res.Lines[j], "[… ") {
+						continue
+					}
+					hidden -= len(res.Lines[j]) + 1
+					n--
+				}
+			}
+		}
+		saved = append(saved, hidden-len(out)-1)
+		text = append(text, out)
+	}
+	return saved, text
+}
+
+// TestBuildLogDigitsFewMarkers pins issue #13 item 11 with compile lines
+// that differ only in their numbers between the error lines: a 700-line
+// log with an error every seventh line came back with every error but 40
+// markers among 222 lines, one per four lines, as the digit rule gave each
+// run of six compile lines between two errors its marker before the fold
+// ran. Dense markers between kept lines are merged into one that names the
+// session lines and the read call, so that there is at most one marker per
+// 20 lines of output, and no marker hides fewer bytes than it costs.
+func TestBuildLogDigitsFewMarkers(t *testing.T) {
+	for _, every := range []int{4, 7, 10, 15} {
+		for _, n := range []int{150, 700, 5000} {
+			var lines []string
+			var errs []int
+			for i := range n {
+				if i%every == 3 {
+					errs = append(errs, i)
+					lines = append(lines, fmt.Sprintf("src/mod%d/file%d.c:%d:%d: error: 'sym%d' undeclared (first use in this function)", i%13, i, i, i%40, i))
+				} else {
+					lines = append(lines, fmt.Sprintf("gcc -O2 -Wall -c -o build/obj%d.o src/mod%d/file%d.c -Iinclude -DNDEBUG", i, i%13, i))
+				}
+			}
+			for _, cmd := range []string{"cat build.log", "make -k"} {
+				name := fmt.Sprintf("%d lines, an error every %d, %q", n, every, cmd)
+				opt := fillOptions(lines, cmd, 1)
+				res := Reduce(lines, opt)
+				checkReconstruct(t, lines, res, opt)
+				checkAccounting(t, lines, res)
+				kept := keptLines(t, lines, res, 1, errs)
+				for _, i := range errs {
+					if !kept[i] {
+						t.Errorf("%s: error line %d %q elided", name, i, lines[i])
+					}
+				}
+				saved, markers := markerSavings(t, lines, res, 1)
+				if len(markers) > 2 && len(markers)*20 > len(res.Lines) {
+					t.Errorf("%s: %d markers among %d lines, want at most 2 or one per 20 lines:\n%s", name, len(markers), len(res.Lines), res.Text)
+				}
+				for k, s := range saved {
+					if s < 0 {
+						t.Errorf("%s: marker %q hides %d bytes fewer than it costs", name, markers[k], -s)
+					}
+				}
+				if raw := len(strings.Join(lines, "\n")); n > 200 && len(res.Text)*2 > raw {
+					t.Errorf("%s: %d → %d bytes, want at most half", name, raw, len(res.Text))
+				}
+			}
+		}
 	}
 }

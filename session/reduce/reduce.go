@@ -133,8 +133,10 @@ const (
 // An entry is one line of reduced output, or with kind kLines a run of
 // them. Before folding, entries cover the input lines in order without
 // gaps: a kLine shows line from, kLines each of the lines from to to, a
-// collapse marker covers lines from to to. Fold markers (kMarker) cover
-// nothing. Markers' text is msgs[msg]. Lines that no rule applies to are
+// collapse marker covers lines from to to. After folding they still do,
+// in order: a fold marker (kMarker) covers the lines it elides, and a
+// cluster marker also the kept lines that follow it (marked follows),
+// which cover nothing more. Markers' text is msgs[msg]. Lines that no rule applies to are
 // most of the output (all of seq 1 1000000) and become one kLines entry
 // per run, so that collapsing and folding a million lines takes no
 // memory per line. (int32 limits input to 2³¹ lines, which would take 32
@@ -144,6 +146,9 @@ type entry struct {
 	msg      int32
 	kind     kind
 	nokeep   bool // known not to match the keep pattern
+	// follows is set on the kept lines (and their repeat markers) that
+	// a cluster marker lists after it: they lie inside its range.
+	follows bool
 }
 
 type reducer struct {
@@ -163,6 +168,8 @@ type reducer struct {
 	// perLine, for tests, makes collapse give one entry per line, as
 	// fold had them before kLines: the result must not change.
 	perLine bool
+	// clusters is how many markers cluster made.
+	clusters int
 	// gapAfter[k] is the number of lines that Gaps[0..k-1] stand for
 	// beyond their one input line each (for weight).
 	gapAfter []int64
@@ -301,7 +308,9 @@ func (x index) expand(out []entry, a, b int) []entry {
 //     "Downloading 1%" … "Downloading 100%", a ping, a log with
 //     timestamps. Lines without letters (seq 1 1000, a column of numbers)
 //     are data, not progress, and are left to the fold. Lines matching the
-//     keep pattern break a digit run.
+//     keep pattern break a digit run. Neither marker is made when it would
+//     take more bytes than the lines it hides (three blank lines, a few
+//     short lines).
 //  2. Fold. If more than MaxLines lines remain, the first Head and last
 //     Tail are kept and the middle is replaced by a marker with its line
 //     count, session lines and read call. Every line in the middle that
@@ -315,8 +324,20 @@ func (x index) expand(out []entry, a, b int) []entry {
 //     kept lines follow it ("[… 600 lines elided (session lines 61–760);
 //     the 100 lines that look like errors or warnings among them follow:
 //     read … to see all]"). A gap shorter than its marker is shown as it
-//     is. A command reducer's markers that alternate with error lines are
-//     clustered the same way.
+//     is. Then markers that alternate with kept lines (at least 4 of them,
+//     at most 2 other lines in a row between them: a build log with an
+//     error every few lines, whose compile lines differ only in their
+//     numbers or are a reducer's build steps) are merged into one marker
+//     that names the session lines from the first of them to the last
+//     kept line and the read call, followed by the kept lines and the
+//     lines of context right around them (1 before, 2 after, unless they
+//     are the ends of a collapsed run): "[… 593 lines elided (session
+//     lines 6–697); the 99 lines that look like errors or warnings among
+//     them follow: read … to see all]", or "…; the 7 lines that look like
+//     errors or failures among them follow, with 1 line of context: …"
+//     when context was kept. A fold's
+//     or digit rule's marker for more than 50 lines is not merged: it says
+//     where the next kept line is.
 //  3. Cut. A line longer than MaxLineLen characters keeps its first three
 //     quarters and last quarter of MaxLineLen around a marker counting the
 //     characters cut.
@@ -348,22 +369,21 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	var kept, extra int
 	var cl []entry
 	var hidden int64
-	if r.roles != nil && r.MaxLines >= 0 && entriesLen(es) <= maxClusterFirst {
+	if r.MaxLines >= 0 && entriesLen(es) <= maxClusterFirst {
 		x := newIndex(es)
-		cl, hidden = r.clusterDrops(x.expand(nil, 0, x.len()))
+		cl, hidden = r.cluster(x.expand(nil, 0, x.len()))
 	}
 	if hidden > 0 && entriesLen(cl) <= r.MaxLines {
-		// Clustered, the reducer's output needs no fold.
+		// Clustered, the output needs no fold.
 		es = cl
-		res.Elided += hidden
-		res.Dropped += hidden
 	} else {
+		r.clusters = 0
 		es, kept, extra = r.fold(es, &res)
-		if r.roles != nil {
-			es, hidden = r.clusterDrops(es)
-			res.Elided += hidden
-			res.Dropped += hidden
-		}
+		es, hidden = r.cluster(es)
+	}
+	res.Elided += hidden
+	if r.roles != nil {
+		res.Dropped += hidden
 	}
 	out := make([]string, len(es))
 	var cut []int64
@@ -409,6 +429,7 @@ func reduceLines(lines []string, opt Options, perLine bool) Result {
 	}
 	res.Collapsed = rep + dig
 	if res.Dropped > 0 {
+		dropMarkers += r.clusters
 		res.Notes = append(res.Notes, fmt.Sprintf("the %s reducer hid %s behind %d %s",
 			res.Reducer, linesN(int(res.Dropped)), dropMarkers, plural(int64(dropMarkers), "marker")))
 	}
@@ -511,6 +532,7 @@ func (r *reducer) span(i, j int) (from, to int64) {
 // collapse appends to es the entries for input lines lo to hi-1.
 func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 	lines := r.lines[:hi]
+	plainUntil := lo // lines before it are in a run a marker would not pay for
 	for i := lo; i < len(lines); {
 		if !r.custom && !r.perLine {
 			// Most lines are plain: take them in a tight loop.
@@ -546,26 +568,39 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 			keep = false // the keep test is another: r.keepAt
 		}
 		k := i
-		if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
+		if i < plainUntil {
+			j = i + 1 // in a run too short for its marker: no rule
+		} else if r.DigitRun > 0 && progress && !keep && i+r.DigitRun <= len(lines) && sameShape(lines[i+r.DigitRun-1], s) {
 			for k < len(lines) && sameShape(lines[k], s) && !r.keepAt(k) && !r.isGap(k) {
 				k++
 			}
 		}
 		nokeep := !r.custom && !keep
 		ident, run := j-i, k-i
-		switch {
-		case run >= r.DigitRun && r.DigitRun > 0 && !(ident >= 3 && 2*ident >= run):
+		var text string
+		digits := false
+		if run >= r.DigitRun && r.DigitRun > 0 && !(ident >= 3 && 2*ident >= run) {
 			from, to := r.span(i+1, k-2)
-			es = append(es, line(i, true),
-				r.marker(kDigits, i+1, k-2, fmt.Sprintf(
-					"[… %s more lines that differ only in digits (session lines %d–%d)%s]",
-					commas(int64(run-2)), from, to, r.readCall(from, to, ": %s to see them", "; read that range to see them"))),
-				line(k-1, true))
+			text = fmt.Sprintf("[… %s more lines that differ only in digits (session lines %d–%d)%s]",
+				commas(int64(run-2)), from, to, r.readCall(from, to, ": %s to see them", "; read that range to see them"))
+			digits = true
+			if size := r.size(i+1, k-1); size <= len(text)+1 {
+				// The marker would cost more than the lines it hides.
+				text, digits, plainUntil = "", false, k
+			}
+		}
+		if text == "" && ident >= 3 {
+			text = fmt.Sprintf("[… previous line repeated %s more times]", commas(int64(ident-1)))
+			if (ident-1)*(len(s)+1) <= len(text)+1 {
+				text, plainUntil = "", max(plainUntil, j)
+			}
+		}
+		switch {
+		case digits:
+			es = append(es, line(i, true), r.marker(kDigits, i+1, k-2, text), line(k-1, true))
 			i = k
-		case ident >= 3:
-			es = append(es, line(i, nokeep),
-				r.marker(kRepeat, i+1, j-1, fmt.Sprintf(
-					"[… previous line repeated %s more times]", commas(int64(ident-1)))))
+		case text != "":
+			es = append(es, line(i, nokeep), r.marker(kRepeat, i+1, j-1, text))
 			i = j
 		case keep:
 			es = append(es, line(i, false))
@@ -584,6 +619,15 @@ func (r *reducer) collapse(es []entry, lo, hi int) []entry {
 		}
 	}
 	return es
+}
+
+// size returns how many bytes input lines i to j-1 take, with their newlines.
+func (r *reducer) size(i, j int) int {
+	n := 0
+	for _, l := range r.lines[i:j] {
+		n += len(l) + 1
+	}
+	return n
 }
 
 // plain returns the end of the run of lines from i on that the default
@@ -684,7 +728,7 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		}
 		res.Elided += int64(rows)
 		first = false
-		out = append(out, r.marker(kMarker, 0, 0, text))
+		out = append(out, r.marker(kMarker, int(ea.from), int(eb.to), text))
 	}
 	// With a command reducer, outline lines (rKey: commits, files) are
 	// kept too, up to maxOutline of them.
@@ -772,7 +816,10 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 		}
 		marker(gap, end, follow, rows)
 		for ; i < j; i++ {
-			out = append(out, ks[i].es...)
+			for _, e := range ks[i].es {
+				e.follows = true
+				out = append(out, e)
+			}
 		}
 		gap = end
 	}
@@ -781,83 +828,190 @@ func (r *reducer) fold(es []entry, res *Result) (out []entry, kept, extra int) {
 	return out, kept, 0
 }
 
-// maxClusterShown is the most lines in a row that a command reducer
-// shows (neither kept nor hidden) inside a cluster of its markers.
+// maxClusterShown is the most lines in a row, neither kept nor hidden,
+// that a cluster of markers (see cluster) may hold between them.
 const maxClusterShown = 2
 
-// minDropCluster is the fewest markers of a command reducer between kept
-// lines that clusterDrops merges into one.
-const minDropCluster = 4
+// maxClusterHide is the most lines a fold's or the digit rule's marker
+// may stand for to join a cluster, unless it is a cluster itself: a marker
+// for a long stretch between two kept lines says where the second one is,
+// which is worth its line. (A command reducer's markers hide what the
+// command is known to print as noise, whatever its length.)
+const maxClusterHide = 50
 
-// clusterDrops merges a command reducer's markers that alternate with
-// the lines it keeps (a build with an error every few lines: a marker for
-// each run of build steps between them) into one marker that names the
-// session lines from the first marker to the last kept line after it, and
-// the read call, followed by the kept lines. Lines the reducer showed
-// between them (not errors, not outline) are hidden by it too. It runs
-// after fold, on what a fold kept in place (not across its markers).
-func (r *reducer) clusterDrops(es []entry) (out []entry, elided int64) {
-	if r.roles == nil {
+// minCluster is the fewest markers between kept lines that cluster
+// merges into one.
+const minCluster = 4
+
+// A cluster keeps, besides its kept lines, up to contextAfter shown lines
+// right after each and contextBefore right before, when they are
+// lines of their own rather than the ends of a collapsed run.
+const (
+	contextAfter  = 2
+	contextBefore = 1
+)
+
+// cluster merges markers that alternate with kept lines into one marker.
+// A build with an error every few lines gets a marker for each run of
+// noise between them: a command reducer's (build steps), the digit rule's
+// (compile lines that differ only in their numbers), a repeat's or the
+// fold's. From the first of at least minCluster such markers to the last
+// kept line after them, with at most maxClusterShown lines in a row
+// shown between them, one marker names the session lines and the read
+// call, followed by the kept lines and the lines of context around them
+// (a compiler's source excerpt); the rest of those lines is elided. It
+// runs on output entries (after fold, or instead of it) and returns how
+// many lines it hid that no marker had counted as elided before.
+func (r *reducer) cluster(es []entry) (out []entry, hidden int64) {
+	if r.MaxLines < 0 {
 		return es, 0
 	}
-	keptAt := func(e entry) bool {
-		// Errors only: an outline (commits, files) is what a reducer
-		// shows on purpose, with its context.
-		return e.kind == kLine && !r.isGap(int(e.from)) && r.roles[e.from] == rMust
+	// attached reports whether es[j] is the repeat marker of a kept line.
+	var attached func(j int) bool
+	kept := func(j int) bool {
+		e := es[j]
+		switch {
+		case e.follows:
+			return true
+		case e.kind == kRepeat:
+			return attached(j)
+		case e.kind != kLine || e.nokeep || r.isGap(int(e.from)):
+			return false
+		case r.roles != nil:
+			// Errors only: an outline (commits, files) is what a
+			// reducer shows on purpose, with its context.
+			return r.roles[e.from] == rMust
+		}
+		return r.keep(r.lines[e.from])
 	}
+	attached = func(j int) bool { return j > 0 && es[j-1].kind == kLine && kept(j-1) }
+	marker := func(j int) bool {
+		e := es[j]
+		if e.kind == kLine {
+			return r.isGap(int(e.from))
+		}
+		return !e.follows && !(e.kind == kRepeat && attached(j))
+	}
+	// joins reports whether marker es[j] may join a cluster.
+	joins := func(j int) bool {
+		e := es[j]
+		return e.kind == kRepeat || e.kind == kDrop || r.weight(int(e.from), int(e.to)) <= maxClusterHide ||
+			e.kind == kMarker && j+1 < len(es) && es[j+1].follows
+	}
+	merged := false // out is es until the first cluster
 	for i := 0; i < len(es); {
-		if es[i].kind != kDrop {
-			out = append(out, es[i])
+		if !marker(i) || !joins(i) {
+			if merged {
+				out = append(out, es[i])
+			}
 			i++
 			continue
 		}
-		// From this marker on, through lines and markers only: find the
-		// last kept line that has at least minDropCluster markers before
-		// it.
-		drops, end, shown := 0, -1, 0
-		for j := i; j < len(es) && es[j].kind != kMarker && shown <= maxClusterShown; j++ {
-			if j > i && es[j].from != es[j-1].to+1 {
-				break // not contiguous: something else sits between
+		// From this marker on: find the last kept line that has at least
+		// minCluster markers before it.
+		markers, end, shown := 0, -1, 0
+		next := es[i].from // the next input line
+		stop := i + 1
+	scan:
+		for ; stop < len(es)+1 && shown <= maxClusterShown; stop++ {
+			j := stop - 1
+			e := es[j]
+			if !e.follows {
+				if e.from != next {
+					break // not contiguous: something else sits between
+				}
+				next = e.to + 1
 			}
 			switch {
-			case es[j].kind == kDrop:
-				drops++
+			case kept(j):
 				shown = 0
-			case keptAt(es[j]):
-				shown = 0
-				if drops >= minDropCluster {
+				if markers >= minCluster {
 					end = j
 				}
+			case marker(j):
+				if !joins(j) {
+					break scan // a long stretch ends the cluster
+				}
+				markers++
+				shown = 0
 			default:
-				shown++ // context the reducer shows: a long run of it ends the cluster
+				shown++
 			}
 		}
 		if end < 0 {
-			out = append(out, es[i])
-			i++
+			// No cluster starts at a later marker before stop either: it
+			// would see the same lines with fewer markers before them.
+			stop = max(stop-1, i+1)
+			if merged {
+				out = append(out, es[i:stop]...)
+			}
+			i = stop
 			continue
 		}
-		from, to := r.lineNo(int(es[i].from)), r.lineNo(int(es[end].to))
-		var keptEs []entry
-		hidden := r.weight(int(es[i].from), int(es[end].to))
-		for _, e := range es[i : end+1] {
-			if keptAt(e) {
-				keptEs = append(keptEs, e)
-				hidden--
+		if !merged {
+			out, merged = append(make([]entry, 0, len(es)), es[:i]...), true
+		}
+		// What the cluster shows: its kept lines with their repeats and
+		// the context around them.
+		rep := func(j int) bool { // es[j] stands for a collapsed run with its neighbour
+			return j > i && es[j-1].kind == kDigits ||
+				j < end && (es[j+1].kind == kDigits || es[j+1].kind == kRepeat && !attached(j+1))
+		}
+		start := len(out)
+		out = append(out, entry{}) // the marker, below
+		follow, context, sinceKept := 0, 0, contextAfter
+		var rows, shownRows int64
+		for j := i; j <= end; j++ {
+			e := es[j]
+			if !e.follows {
+				rows += r.weight(int(e.from), int(e.to))
+			}
+			show := false
+			switch {
+			case kept(j):
+				show, sinceKept = true, 0
+				if e.kind == kLine {
+					follow++
+				}
+			case marker(j):
+				sinceKept = contextAfter
+			default:
+				sinceKept++
+				if !rep(j) && (sinceKept <= contextAfter || kept(j+1) && es[j+1].kind == kLine) {
+					show = true
+					context++
+				}
+			}
+			if show {
+				e.follows = true
+				out = append(out, e)
+				shownRows += r.weight(int(e.from), int(e.to))
+			}
+			// What no marker counted as elided before: shown lines and
+			// the collapse and reducer markers' lines.
+			if !show && !es[j].follows && es[j].kind != kMarker {
+				hidden += r.weight(int(e.from), int(e.to))
 			}
 		}
-		elided += hidden
-		text := fmt.Sprintf("[… %s elided (session lines %d–%d); the %d %s among them follow%s]",
-			linesN(int(hidden)), from, to, len(keptEs), r.what(len(keptEs)),
-			r.readCall(from, to, ": %s to see all", "; read that range to see all"))
-		out = append(out, r.marker(kMarker, 0, 0, text))
-		out = append(out, keptEs...)
+		from, to := r.lineNo(int(es[i].from)), r.lineNo(int(es[end].to))
+		with := ""
+		if context > 0 {
+			with = fmt.Sprintf(", with %s of context", linesN(context))
+		}
+		out[start] = r.marker(kMarker, int(es[i].from), int(es[end].to), fmt.Sprintf(
+			"[… %s elided (session lines %d–%d); the %d %s among them follow%s%s]",
+			linesN(int(rows-shownRows)), from, to, follow, r.what(follow), with,
+			r.readCall(from, to, ": %s to see all", "; read that range to see all")))
+		r.clusters++
 		i = end + 1
 	}
-	return out, elided
+	if !merged {
+		return es, 0
+	}
+	return out, hidden
 }
 
-// maxClusterFirst is the most lines of output that clusterDrops tries
+// maxClusterFirst is the most lines of output that cluster tries
 // before a fold, to see whether clustering makes the fold unneeded.
 const maxClusterFirst = 10000
 

@@ -254,9 +254,22 @@ func TestReduceCollapse(t *testing.T) {
 		},
 		{
 			name:      "three repeats collapse",
-			lines:     []string{"", "", ""},
-			want:      []string{"", "[… previous line repeated 2 more times]"},
+			lines:     rep("Connection refused by the server, retrying", 3),
+			want:      []string{"Connection refused by the server, retrying", "[… previous line repeated 2 more times]"},
 			collapsed: 2,
+		},
+		{
+			// Issue #13 item 11: a marker that costs more than the lines it
+			// hides makes the output larger than it needs to be.
+			name:  "repeats shorter than their marker are shown",
+			lines: rep("", 20),
+			want:  rep("", 20),
+		},
+		{
+			name:      "many short repeats collapse",
+			lines:     rep("", 60),
+			want:      []string{"", "[… previous line repeated 59 more times]"},
+			collapsed: 59,
 		},
 		{
 			name:  "digit run",
@@ -301,11 +314,22 @@ func TestReduceCollapse(t *testing.T) {
 		},
 		{
 			name: "error lines break a digit run",
+			lines: []string{"test 1 ok: the result matches", "test 2 ok: the result matches", "test 3 ok: the result matches",
+				"test 4 ok: the result matches", "test 5 ok: the result matches", "test 6 ok: the result matches",
+				"test 7 ok: the result matches", "test 8 failed", "test 9 ok: the result matches", "test 10 ok: the result matches"},
+			want: []string{"test 1 ok: the result matches",
+				"[… 5 more lines that differ only in digits (session lines 2–6); read that range to see them]",
+				"test 7 ok: the result matches", "test 8 failed", "test 9 ok: the result matches", "test 10 ok: the result matches"},
+			collapsed: 5,
+		},
+		{
+			// Issue #13 item 11: five lines of 10 bytes cost less than the
+			// marker that would stand for them.
+			name: "a digit run shorter than its marker is shown",
 			lines: []string{"test 1 ok", "test 2 ok", "test 3 ok", "test 4 ok", "test 5 ok", "test 6 ok", "test 7 ok",
 				"test 8 failed", "test 9 ok", "test 10 ok"},
-			want: []string{"test 1 ok", "[… 5 more lines that differ only in digits (session lines 2–6); read that range to see them]", "test 7 ok",
+			want: []string{"test 1 ok", "test 2 ok", "test 3 ok", "test 4 ok", "test 5 ok", "test 6 ok", "test 7 ok",
 				"test 8 failed", "test 9 ok", "test 10 ok"},
-			collapsed: 5,
 		},
 		{
 			name:      "repeated error lines collapse exactly",
