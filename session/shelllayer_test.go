@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ttymux/ttymux/session/verdict"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -40,12 +41,14 @@ func (c *readingConn) setReading(r bool) {
 func TestShellLayerWaitsOutACutLine(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		gap    time.Duration // how late the "\r\n" comes
-		prompt string        // drawn after it ("" for PS1="")
+		gap    time.Duration // how late the "\r\n" and the prompt come
+		prompt string        // drawn before the send and after the output ("" for PS1="")
+		fast   bool          // the prompt is back: the short quiet decides
 	}{
 		{name: "newline 100ms late", gap: 100 * time.Millisecond},
 		{name: "newline 250ms late", gap: 250 * time.Millisecond},
-		{name: "newline 100ms late then a prompt", gap: 100 * time.Millisecond, prompt: "$ "},
+		{name: "newline and prompt 100ms late", gap: 100 * time.Millisecond, prompt: "~ \u276f ", fast: true},
+		{name: "newline and prompt 250ms late", gap: 250 * time.Millisecond, prompt: "~ \u276f ", fast: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -57,6 +60,8 @@ func TestShellLayerWaitsOutACutLine(t *testing.T) {
 				defer func() { _ = s.Close() }()
 				shell := &transport.Foreground{Pgid: 1, Name: "dash", IsShell: true}
 				c.setForeground(shell)
+				c.emit(tt.prompt)
+				synctest.Wait() // the session has read the prompt
 				c.onWrite = func(p []byte) {
 					if string(p) != "sleep 0.5; echo slept\r" {
 						return
@@ -78,18 +83,16 @@ func TestShellLayerWaitsOutACutLine(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// With a prompt after the line, the prompt layer may decide.
-				if !r.Complete || r.Via != ViaShell && !(tt.prompt != "" && r.Via == ViaPrompt) || r.Output != "slept" {
+				if !r.Complete || r.Via != ViaShell || r.Output != "slept" {
 					t.Fatalf("complete=%v via=%q output=%q note=%q; want slept via shell", r.Complete, r.Via, r.Output, r.Note)
 				}
-				// Fast for a finished line: the shell's quiet after the
-				// newline (the prompt layer's after a known prompt), not
-				// the longer one counted from "slept".
-				slack := 100 * time.Millisecond
-				if tt.prompt != "" {
-					slack = 200 * time.Millisecond
+				// The prompt back: the shell's short quiet after it.
+				// Without one: the longer quiet.
+				need := verdict.ShellQuietBare
+				if tt.fast {
+					need = verdict.ShellQuiet
 				}
-				if el, want := time.Since(start), 500*time.Millisecond+tt.gap+slack; el > want {
+				if el, want := time.Since(start), 500*time.Millisecond+tt.gap+need+20*time.Millisecond; el > want {
 					t.Errorf("took %s, want at most %s", el, want)
 				}
 			})

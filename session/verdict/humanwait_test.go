@@ -104,22 +104,29 @@ func TestUnsubmittedLineIsAHumanWait(t *testing.T) {
 }
 
 // TestShellLayerCutLine: without the hook, a shell that reads its terminal
-// again with output ending in a line that is neither finished nor a
-// prompt ("slept" whose "\r\n" is still on its way) is done only after
-// the longer quiet; a finished line after the short one.
+// again is done after the short quiet only when its output ends the way
+// its prompt does (the line the command was typed at, here one of no
+// well-known shape); a line cut before its newline ("slept" whose "\r\n"
+// is still on its way), or output ending in a newline (an empty prompt, or
+// the prompt not delivered yet), needs the longer quiet.
 func TestShellLayerCutLine(t *testing.T) {
 	waits := true
 	for _, tt := range []struct {
-		tail string
-		fast bool
+		prompt, tail string
+		fast         bool
 	}{
-		{"slept", false},
-		{"slept\r", false},
-		{"slept\r\n", true},
+		{"", "slept", false},
+		{"", "slept\r", false},
+		{"", "slept\r\n", false},
+		{"~ \u276f ", "slept", false},
+		{"~ \u276f ", "slept\r\n", false},
+		{"~ \u276f ", "slept\r\n~ \u276f ", true},
+		{"~ \u276f ", "slept\r\n/tmp \u276f ", false},
 	} {
 		f := newFakeTerm("", true)
-		f.conn.fg = &transport.Foreground{Pgid: 1, Name: "dash", IsShell: true}
+		f.conn.fg = &transport.Foreground{Pgid: 1, Name: "sh", IsShell: true}
 		f.conn.waits = &waits
+		f.out(tt.prompt)
 		c := f.send("echo slept\n", nil)
 		f.wait(time.Millisecond)
 		f.out("echo slept\r\n" + tt.tail)
@@ -128,11 +135,11 @@ func TestShellLayerCutLine(t *testing.T) {
 		}
 		f.wait(ShellQuiet)
 		if v, _ := f.t.Evaluate(c); v.Complete != tt.fast {
-			t.Errorf("%q after %s: complete=%v", tt.tail, ShellQuiet, v.Complete)
+			t.Errorf("prompt %q, %q after %s: complete=%v", tt.prompt, tt.tail, ShellQuiet, v.Complete)
 		}
 		f.wait(ShellQuietBare)
 		if v, _ := f.t.Evaluate(c); !v.Complete || v.Via != ViaShell {
-			t.Errorf("%q after %s: %+v", tt.tail, ShellQuiet+ShellQuietBare, v)
+			t.Errorf("prompt %q, %q after %s: %+v", tt.prompt, tt.tail, ShellQuiet+ShellQuietBare, v)
 		}
 	}
 }

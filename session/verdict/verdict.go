@@ -438,11 +438,11 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		quietFor = back
 	}
 	// settled: output has been quiet long enough for the line it ends
-	// with. A shell's last write ends in a newline or its prompt; a line
-	// that is neither ("slept" with its "\r\n" still on its way: a PTY
-	// delivers them as two chunks, the second late on a busy machine) may
-	// be cut, so it needs the longer quiet (issue #13). Output the kernel
-	// holds that the session has not read yet is never settled.
+	// with. The kernel says the shell reads once it has written
+	// everything, but a PTY may deliver the last chunks late on a busy
+	// machine ("slept", then its "\r\n" and the prompt): output that does
+	// not end the way the shell's prompt does needs the longer quiet
+	// (issue #13). Output the kernel holds unread is never settled.
 	settled := func() bool {
 		if quietFor < ShellQuiet || t.unread() {
 			return false
@@ -573,31 +573,44 @@ func echoes(got, want string) bool {
 	return strings.Contains(got, tail) || strings.HasSuffix(got, head) || strings.Contains(got, head)
 }
 
-// unfinishedLine reports whether the output in [from, end) ends in a line
-// that is neither finished (a newline) nor shaped like a prompt: the
-// known shapes, or the prompt the command was typed at (or one of its
-// shape, after a cd).
+// unfinishedLine reports whether the output in [from, end) does not end
+// the way the shell's prompt does: its last line is not shaped like a
+// prompt (a well-known one, or the line the command was typed at, or one
+// of its shape after a cd). An empty last line counts as unfinished too:
+// a shell with an empty prompt cannot be told from one whose last chunks
+// the PTY has not delivered yet.
 func (t *Terminal) unfinishedLine(c *Command, from, end int64) bool {
 	t.Mu.Lock()
 	b, _ := t.Log.AppendRange(nil, max(from, end-1024), end)
+	before, _ := t.Log.AppendRange(nil, max(t.Log.Start(), c.SendOff-1024), c.SendOff)
 	t.Mu.Unlock()
-	i := bytes.LastIndexByte(b, '\n')
-	if i == len(b)-1 {
-		return false
-	}
-	lines := reduce.Render(b[i+1:])
-	if len(lines) == 0 {
-		return false
-	}
-	got := strings.TrimRight(lines[len(lines)-1], " ")
+	got := lastLine(b)
 	if got == "" {
-		return false
+		return true
 	}
 	if knownPromptRe.MatchString(got) && !arrowRe.MatchString(got) {
 		return false
 	}
-	learned := strings.TrimRight(c.Prompt, " ")
-	return learned == "" || !strings.HasSuffix(got, learned) && !samePromptShape(got, learned)
+	for _, p := range []string{strings.TrimRight(c.Prompt, " "), lastLine(before)} {
+		if p != "" && (strings.HasSuffix(got, p) || samePromptShape(got, p)) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastLine returns b's last, unterminated line rendered, without trailing
+// spaces: "" when b ends with a newline.
+func lastLine(b []byte) string {
+	i := bytes.LastIndexByte(b, '\n')
+	if i == len(b)-1 {
+		return ""
+	}
+	lines := reduce.Render(b[i+1:])
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.TrimRight(lines[len(lines)-1], " ")
 }
 
 // unread reports whether the kernel holds output the session has not read
