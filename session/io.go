@@ -461,6 +461,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	}
 	c := newCommand(ty.sendOff, start, typed, opts.until)
 	c.AtPrompt, c.Prompt = ty.atPrompt, ty.prompt
+	c.NoEnter = !ty.submits && !strings.ContainsAny(string(req.Bytes), "\r\n") // verdict: an unsubmitted line is a human wait
 	if ty.markID != "" {
 		c.SetMark(ty.markID)
 	}

@@ -94,63 +94,6 @@ func TestQAWaitFalseThenSendWhileItRuns(t *testing.T) {
 	}
 }
 
-// TestQASlowManThenQuit: `man ls` on a busy machine formats for a while
-// before its pager shows anything. The send returned state pager at once
-// (the foreground is named man) with a note to send q; q was typed before
-// the pager ran, and the next command's result was the man page with
-// man's exit code, its own output coming a call later. A stand-in man
-// that takes 2 s to format makes it deterministic.
-func TestQASlowManThenQuit(t *testing.T) {
-	if _, err := exec.LookPath("less"); err != nil {
-		t.Skip("less not installed")
-	}
-	bin := t.TempDir()
-	script := "#!/bin/sh\nsleep 2\nseq 1 300 | less\n"
-	if err := os.WriteFile(filepath.Join(bin, "man"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cs := newTestClient(t)
-	id := qaOpen(t, cs, map[string]string{"PATH": bin + ":" + os.Getenv("PATH"), "LESS": "", "PAGER": "less"})
-	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "man ls", "timeout_ms": 20000})
-	if r.State == "pager" && !strings.Contains(r.Output, "1") {
-		t.Errorf("man: state pager with nothing on the screen yet (output %q, note %q): the pager is not running", r.Output, r.Note)
-	}
-	if r.Complete {
-		t.Fatalf("man: complete %+v", r)
-	}
-	// As the note says: q quits the pager.
-	mustSend(t, cs, map[string]any{"session_id": id, "text": "q", "enter": false, "timeout_ms": 20000})
-	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo after-man", "timeout_ms": 20000})
-	if !r.Complete || r.Output != "after-man" || r.ExitCode == nil || *r.ExitCode != 0 {
-		t.Errorf("the command after man: complete=%v output=%q exit=%s earlier=%s; want after-man, exit 0", r.Complete, r.Output, qaExit(r.ExitCode), qaEarlier(r.Earlier))
-	}
-}
-
-// TestQAUnsubmittedLineReturnsSoon: text typed without Enter (a line to
-// finish, tab completion) or a key that edits the line leaves the shell's
-// line editor waiting for more keys: a human wait. Each such call waited
-// for its whole timeout (30 s by default) with state prompt.
-func TestQAUnsubmittedLineReturnsSoon(t *testing.T) {
-	cs := newTestClient(t)
-	id := qaOpen(t, cs, nil)
-	for _, args := range []map[string]any{
-		{"text": "echo E1", "enter": false},
-		{"keys": []string{"ctrl+u"}},
-		{"keys": []string{"up"}},
-	} {
-		args["session_id"], args["timeout_ms"] = id, 20000
-		start := time.Now()
-		r := mustSend(t, cs, args)
-		el := time.Since(start)
-		if r.Complete {
-			t.Errorf("%v: complete %+v, though no line was run", args, r)
-		}
-		if el > 5*time.Second {
-			t.Errorf("%v: returned after %s (state %q, note %q); a line editor waiting for keys ends the wait in well under 2 s", args, el.Round(time.Millisecond), r.State, r.Note)
-		}
-	}
-}
-
 // TestQAExtraEnterIsOwned: a send with text (Enter by default) and keys
 // ["enter"] submits two lines; the second, empty one ends with a mark of
 // its own. The next send, typed without Enter (nothing runs), took that

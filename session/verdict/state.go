@@ -21,6 +21,11 @@ type Status struct {
 	FG      transport.Foreground
 	FGOK    bool
 	EchoOff bool
+	// Unsubmitted: the state is prompt and the shell's line editor holds
+	// what a send typed without Enter (or a key recalled or edited): it
+	// waits for more keys. Line is the line after the prompt, "" when empty.
+	Unsubmitted bool
+	Line        string
 }
 
 // Describe says the status in a few words, for notes.
@@ -38,14 +43,25 @@ func (st Status) Describe() string {
 var (
 	passwordRe = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|verification code|token)[^:\n]{0,60}:\s*$`)
 	confirmRe  = regexp.MustCompile(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
-	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*)\s*$`)
+	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*|.*\(press h for help or q to quit\))\s*$`)
 )
 
 // inputPromptRe matches the last line of a program that asks for a line
 // of input ("Name: ", "Overwrite? ").
 var inputPromptRe = regexp.MustCompile(`\S[:?]\s?$`)
 
-var pagers = map[string]bool{"less": true, "more": true, "most": true, "pg": true, "man": true}
+// pagers are the pagers themselves, and pagerHosts programs that run one
+// once they have something to show: man formats the page first (seconds
+// on a busy machine), and keys typed meanwhile go astray (issue #13). Both
+// are a pager only when the terminal shows one: the alternate screen, or a
+// pager's prompt on the last line; a pager itself also when the terminal's
+// echo is off (it reads keys, as less -X does below a file name). man's own
+// pager is not the foreground group's leader, and sets echo off before it
+// draws: for man, echo proves nothing.
+var (
+	pagers     = map[string]bool{"less": true, "more": true, "most": true, "pg": true}
+	pagerHosts = map[string]bool{"man": true}
+)
 
 var repls = map[string]bool{
 	"python": true, "python3": true, "ipython": true, "ipython3": true, "node": true, "irb": true,
@@ -88,11 +104,12 @@ func (t *Terminal) Classify() Status {
 		st.State = "disconnected"
 		return st
 	}
+	// A pager started by another program (psql, git) is not the
+	// foreground group's leader: its prompt line tells.
+	pagerShown := fgOK && !fg.IsShell && pagerRe.MatchString(st.LastLine)
 	switch {
 	case t.AltScreen():
-		// A pager started by another program (psql, git) is not the
-		// foreground group's leader: its prompt line tells.
-		if pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.LastLine)) {
+		if pagers[name] || pagerHosts[name] || pagerShown {
 			st.State = "pager"
 		} else {
 			st.State = "alt_screen"
@@ -101,7 +118,7 @@ func (t *Terminal) Classify() Status {
 		st.State = "password_prompt"
 	case confirmRe.MatchString(st.LastLine):
 		st.State = "confirm_prompt"
-	case pagers[name] || (fgOK && !fg.IsShell && pagerRe.MatchString(st.LastLine)):
+	case pagers[name] && echoOff || pagerShown:
 		// Before the ECHO test below: a pager's ":" prompt has echo off too.
 		st.State = "pager"
 	case echoOff && fgOK && !fg.IsShell && strings.HasSuffix(st.LastLine, ":"):
@@ -144,7 +161,15 @@ func (st Status) WaitNote() string {
 		return fmt.Sprintf(`%s waits for keys; output is its screen: text is typed as keystrokes (e.g. {"text": ":wq"} in vim), keys press ["esc"] or ["ctrl+c"]`, fg)
 	case "input_prompt":
 		return fmt.Sprintf("waiting for a line of input after %q: send it as text (secret: true for anything sensitive)", st.LastLine)
-	case "repl", "prompt":
+	case "prompt":
+		if st.Unsubmitted {
+			if st.Line == "" {
+				return fmt.Sprintf(`the shell's prompt (%q) waits with an empty line: send the next command`, st.LastLine)
+			}
+			return fmt.Sprintf(`typed, not run: the shell's line holds %q; send {"keys": ["enter"]} runs it, {"keys": ["ctrl+u"]} clears it`, st.Line)
+		}
+		fallthrough
+	case "repl":
 		return fmt.Sprintf("a prompt (%q) waits for the next line: send it; until with a pattern for this prompt makes the next wait exact", st.LastLine)
 	}
 	return ""

@@ -2,12 +2,14 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
+	"github.com/ttymux/ttymux/transport"
 )
 
 // Via values name the layer of the completion verdict that decided, strongest
@@ -70,6 +72,10 @@ type Command struct {
 	// bareDoneQuiet).
 	DueD  int
 	NeedC bool
+	// NoEnter: the send pressed no Enter (text typed without it, keys
+	// such as ctrl+u, up or tab). At the hooked shell's prompt nothing
+	// runs: its line editor waits for more keys, a human wait.
+	NoEnter bool
 
 	// Derived while waiting.
 	Anchor  int64 // start of the command's output; -1 while the echo is still arriving
@@ -190,6 +196,10 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	t.Mu.Lock()
 	h := t.Held()
 	lastMark, hasMark := t.Det.Last()
+	prompt := ""
+	if c.NoEnter {
+		prompt = t.hookPromptLocked()
+	}
 	t.Mu.Unlock()
 	last := h.LastOutput
 	from, need := last, humanQuiet
@@ -214,6 +224,14 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 			return st, 0
 		}
 	case "repl", "prompt":
+		if st.State == "prompt" && c.NoEnter && c.AtPrompt && h.Ready && hasMark && lastMark.Kind != MarkCommand {
+			// The hooked shell's line editor holds what was typed (or
+			// recalled, or edited) and runs nothing until Enter: until
+			// and mark cannot match what never runs.
+			st.Unsubmitted = true
+			st.Line = pendingLine(st.LastLine, cmp.Or(prompt, c.Prompt))
+			return st, 0
+		}
 		// A prompt at the cursor inside a command the hook tracks (a
 		// REPL, a nested shell over SSH), where the prompt layer may not
 		// decide because the terminal's echo flag cannot be read to tell
@@ -228,6 +246,41 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 		}
 	}
 	return Status{}, humanQuiet
+}
+
+// hookPromptLocked returns the prompt the hooked shell drew last, rendered:
+// from its last D mark to the end of that prompt (the B mark), or "" when
+// there is none. t.Mu must be held.
+func (t *Terminal) hookPromptLocked() string {
+	for i := len(t.Det.marks) - 1; i >= 0; i-- {
+		m := t.Det.marks[i]
+		if m.Kind != MarkDone {
+			continue
+		}
+		e, ok := t.Det.PromptEndAfter(m.Off)
+		if !ok || e-m.End > 4096 {
+			return ""
+		}
+		b, _ := t.Log.AppendRange(nil, m.End, e)
+		lines := reduce.Render(b)
+		if len(lines) == 0 {
+			return ""
+		}
+		return lines[len(lines)-1]
+	}
+	return ""
+}
+
+// pendingLine returns what follows the prompt on the shell's last line:
+// the line its editor holds. prompt is the one the text was typed at ("" if
+// it was not learned: then the whole line).
+func pendingLine(last, prompt string) string {
+	if p := strings.TrimRight(prompt, " "); p != "" {
+		if i := strings.Index(last, p); i >= 0 {
+			last = last[i+len(p):]
+		}
+	}
+	return strings.TrimSpace(last)
 }
 
 // Evaluate applies the verdict layers once, strongest first. poll says
@@ -384,19 +437,31 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	if back := now.Sub(c.shellBack); back < quietFor {
 		quietFor = back
 	}
+	// settled: output has been quiet long enough for the line it ends
+	// with. The kernel says the shell reads once it has written
+	// everything, but a PTY may deliver the last chunks late on a busy
+	// machine ("slept", then its "\r\n" and the prompt): output that does
+	// not end the way the shell's prompt does needs the longer quiet
+	// (issue #13). Output the kernel holds unread is never settled.
+	settled := func() bool {
+		if quietFor < ShellQuiet || t.unread() {
+			return false
+		}
+		return quietFor >= ShellQuietBare || !t.unfinishedLine(c, v.Anchor, end)
+	}
 	if fg.IsShell && c.Anchor >= 0 {
 		// The kernel can say whether the shell is blocked reading the
 		// terminal, that is, has run everything typed: no guessing from
 		// quiet on a busy machine.
 		if waiting, ok := t.shellWaits(); ok {
-			if waiting && quietFor >= ShellQuiet {
+			if waiting && settled() {
 				v.Complete, v.Via, v.End = true, ViaShell, t.promptStart(v.Anchor, end)
 				return v, false
 			}
 			return v, true
 		}
 	}
-	if fg.IsShell && quietFor >= ShellQuiet && now.Sub(c.Sent) >= ShellQuiet && c.Anchor >= 0 {
+	if fg.IsShell && now.Sub(c.Sent) >= ShellQuiet && c.Anchor >= 0 && settled() {
 		// The shell owning the terminal is not enough: on a busy machine
 		// it may not have started the command yet. Done means: a program
 		// ran and the shell is back, or (a builtin) a longer quiet. A
@@ -506,6 +571,57 @@ func echoes(got, want string) bool {
 	head := want[:min(len(want), 12)]
 	tail := want[max(0, len(want)-12):]
 	return strings.Contains(got, tail) || strings.HasSuffix(got, head) || strings.Contains(got, head)
+}
+
+// unfinishedLine reports whether the output in [from, end) does not end
+// the way the shell's prompt does: its last line is not shaped like a
+// prompt (a well-known one, or the line the command was typed at, or one
+// of its shape after a cd). An empty last line counts as unfinished too:
+// a shell with an empty prompt cannot be told from one whose last chunks
+// the PTY has not delivered yet.
+func (t *Terminal) unfinishedLine(c *Command, from, end int64) bool {
+	t.Mu.Lock()
+	b, _ := t.Log.AppendRange(nil, max(from, end-1024), end)
+	before, _ := t.Log.AppendRange(nil, max(t.Log.Start(), c.SendOff-1024), c.SendOff)
+	t.Mu.Unlock()
+	got := lastLine(b)
+	if got == "" {
+		return true
+	}
+	if knownPromptRe.MatchString(got) && !arrowRe.MatchString(got) {
+		return false
+	}
+	for _, p := range []string{strings.TrimRight(c.Prompt, " "), lastLine(before)} {
+		if p != "" && (strings.HasSuffix(got, p) || samePromptShape(got, p)) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastLine returns b's last, unterminated line rendered, without trailing
+// spaces: "" when b ends with a newline.
+func lastLine(b []byte) string {
+	i := bytes.LastIndexByte(b, '\n')
+	if i == len(b)-1 {
+		return ""
+	}
+	lines := reduce.Render(b[i+1:])
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.TrimRight(lines[len(lines)-1], " ")
+}
+
+// unread reports whether the kernel holds output the session has not read
+// yet (transport.Backlog: a local PTY, a serial port).
+func (t *Terminal) unread() bool {
+	b, ok := t.Conn.(transport.Backlog)
+	if !ok {
+		return false
+	}
+	n, err := b.Unread()
+	return err == nil && n > 0
 }
 
 // promptStart returns where the last, unterminated line of [from, end)

@@ -238,6 +238,9 @@ func TestShellLayerQuietFromShellBack(t *testing.T) {
 	f := newFakeTerm("", true)
 	shell := &transport.Foreground{Pgid: 1, Name: "dash", IsShell: true}
 	f.conn.fg = &transport.Foreground{Pgid: 2, Name: "sleep"}
+	// A prompt of no well-known shape: the prompt layer leaves it to the
+	// shell layer, which decides after the short quiet once it is back.
+	f.out("~ \u276f ")
 	c := f.send("sleep 0.5; echo slept\n", nil)
 	f.out("sleep 0.5; echo slept\r\n")
 	f.wait(2 * ShellQuietBare)
@@ -251,7 +254,7 @@ func TestShellLayerQuietFromShellBack(t *testing.T) {
 	if v, poll := f.t.Evaluate(c); v.Complete || !poll {
 		t.Fatalf("complete via %s (poll %v) the instant the shell took the terminal back", v.Via, poll)
 	}
-	f.out("slept\r\n")
+	f.out("slept\r\n~ \u276f ")
 	f.wait(ShellQuiet)
 	v, _ := f.t.Evaluate(c)
 	if !v.Complete || v.Via != ViaShell || f.output(v) != "slept\r\n" {
@@ -266,8 +269,9 @@ func TestShellLayerAsksTheKernel(t *testing.T) {
 	f.conn.fg = &transport.Foreground{Pgid: 1, Name: "bash", IsShell: true}
 	no, yes := false, true
 	f.conn.waits = &no
+	f.out("~ \u276f ")
 	c := f.send("cd /tmp\n", nil)
-	f.out("cd /tmp\r\n")
+	f.out("cd /tmp\r\n~ \u276f ")
 	f.wait(time.Minute)
 	if v, poll := f.t.Evaluate(c); v.Complete || !poll {
 		t.Fatalf("complete (or not polling) while the shell runs: %+v %v", v, poll)
