@@ -271,6 +271,11 @@ type typing struct {
 	// newline in text or hex typed as keys rather than pasted). A hooked
 	// shell ends each line with a D mark of its own, an empty one too.
 	enters int
+	// breaks is how many ctrl+c the send presses: at the hooked shell's
+	// prompt a ctrl+c ends the line being edited with a D mark (bash and
+	// zsh run their prompt hook again), and bash discards what was typed
+	// with it, lines before and after included: one mark in all.
+	breaks int
 
 	sendOff   int64 // the output offset when typed
 	atPrompt  bool
@@ -422,8 +427,11 @@ func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]s
 		case "\r", "\n", "\x03", "\x07", "\x15": // enter, ctrl+c, ctrl+g, ctrl+u
 			ty.lineDone = true
 		}
-		if kb == "\r" || kb == "\n" {
+		switch kb {
+		case "\r", "\n":
 			ty.enters++
+		case "\x03":
+			ty.breaks++
 		}
 		if kb == "\r" {
 			kb = s.enter
@@ -541,8 +549,12 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	if owed == 0 {
 		// The hooked shell is at its prompt: every line the send submits
 		// ends with a D mark, an empty one too (text and keys ["enter"]
-		// submit two). The next send waits for them all (issue #13).
+		// submit two); a ctrl+c there ends the send's lines with one. The
+		// next send waits for them all (issue #13).
 		c.owes = ty.enters
+		if ty.breaks > 0 {
+			c.owes = 1
+		}
 	}
 	c.submits = ty.submits
 	// Nobody waits for it: text sent while it runs is typed ahead, as
