@@ -336,10 +336,13 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 			ty.owed = 1
 		}
 	}
-	if ty.owed > 0 && look.fgOK && look.fg.IsShell && ok && last.Kind != verdict.MarkCommand && s.now().Sub(s.lastOutput) >= owedQuiet {
-		// The shell is back at its prompt and has been idle: the marks
-		// still counted for lines typed earlier will never come (the
-		// program that ran read them as its input, cat say).
+	if ty.owed > 0 && s.cmd != nil && look.fgOK && look.fg.IsShell && ok && last.Kind != verdict.MarkCommand && s.now().Sub(latest(s.lastOutput, s.cmd.Sent)) >= owedQuiet {
+		// The shell is back at its prompt and has been idle since the
+		// last send too: the marks still counted for lines typed earlier
+		// will never come (the program that ran read them as its input,
+		// cat say). Quiet since output alone is not enough: on a busy
+		// machine the last send's own echo and mark may not have come
+		// yet.
 		ty.owed = 0
 	}
 	if ty.owed > 0 && !ty.input && look.fgOK && look.fg.Pgid != 0 && !look.fg.IsShell && (s.cmd == nil || !s.cmd.timedOut && !s.cmd.reported) {

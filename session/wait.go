@@ -179,7 +179,7 @@ func (s *Session) settleOwed(c *command) bool {
 	}
 	last, ok := s.det.Last()
 	n := s.det.DoneSince(c.SendOff)
-	if !ok || last.Kind == verdict.MarkCommand || n < 1 || n >= c.DueD || s.now().Sub(s.lastOutput) < owedQuiet {
+	if !ok || last.Kind == verdict.MarkCommand || n < 1 || n >= c.DueD || s.now().Sub(latest(s.lastOutput, c.Sent)) < owedQuiet {
 		return false
 	}
 	if c.NeedC {
@@ -190,6 +190,14 @@ func (s *Session) settleOwed(c *command) bool {
 	}
 	c.DueD, c.owes = n, n
 	return true
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // inputRunAsCommand checks the end of c, text sent as input to a running
