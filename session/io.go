@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -8,7 +9,6 @@ import (
 	"fmt"
 	"github.com/ttymux/ttymux/session/verdict"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -266,6 +266,16 @@ type typing struct {
 	markID   string // the sentinel's id, with mark
 	lineDone bool   // the typed line is submitted or discarded
 	submits  bool   // the send presses Enter
+	// enters is how many lines the send submits: each Enter it presses
+	// (text's own, keys enter, ctrl+m or ctrl+j, a carriage return or
+	// newline in text or hex typed as keys rather than pasted). A hooked
+	// shell ends each line with a D mark of its own, an empty one too.
+	enters int
+	// breaks is how many ctrl+c the send presses: at the hooked shell's
+	// prompt a ctrl+c ends the line being edited with a D mark (bash and
+	// zsh run their prompt hook again), and bash discards what was typed
+	// with it, lines before and after included: one mark in all.
+	breaks int
 
 	sendOff   int64 // the output offset when typed
 	atPrompt  bool
@@ -326,14 +336,26 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 			ty.owed = 1
 		}
 	}
-	if ty.owed > 0 && !ty.input && look.fgOK && look.fg.Pgid != 0 && !look.fg.IsShell && (s.cmd == nil || !s.cmd.timedOut) {
-		// A program runs that the caller did not wait for (sent without
-		// wait, or started by an earlier server): text typed now is
-		// taken as its input (cat, a script asking without a prompt).
-		// After a send that timed out, text is a command typed ahead.
+	if ty.owed > 0 && s.cmd != nil && look.fgOK && look.fg.IsShell && ok && last.Kind != verdict.MarkCommand && s.now().Sub(latest(s.lastOutput, s.cmd.Sent)) >= owedQuiet {
+		// The shell is back at its prompt and has been idle since the
+		// last send too: the marks still counted for lines typed earlier
+		// will never come (the program that ran read them as its input,
+		// cat say). Quiet since output alone is not enough: on a busy
+		// machine the last send's own echo and mark may not have come
+		// yet.
+		ty.owed = 0
+	}
+	if ty.owed > 0 && !ty.input && look.fgOK && look.fg.Pgid != 0 && !look.fg.IsShell && (s.cmd == nil || !s.cmd.timedOut && !s.cmd.reported) {
+		// A program runs that an earlier server started: text typed now
+		// is taken as its input (cat, a script asking without a
+		// prompt). After a send that timed out or was sent without
+		// wait, text is a command typed ahead (issue #13), as it is
+		// after a complete result (what runs then is the shell's own:
+		// a prompt hook, a line submitted by an extra Enter); await
+		// corrects either guess from the marks that follow.
 		ty.input = true
 	}
-	ty.submits = req.Text != "" && req.Enter || slices.Contains(req.Keys, "enter")
+	ty.submits = ty.enters > 0
 	ty.readOff = s.readOff
 	if s.cmd != nil {
 		ty.oldPrompt = s.cmd.Prompt
@@ -376,14 +398,17 @@ func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]s
 			b.WriteString("\x1b[200~" + text + "\x1b[201~")
 		default:
 			b.WriteString(strings.ReplaceAll(text, "\n", "\r"))
+			ty.enters += strings.Count(text, "\n") + strings.Count(text, "\r")
 		}
 		ty.typed = text
 		if req.Enter {
 			b.WriteString(s.enter)
 			ty.typed += "\n"
+			ty.enters++
 		}
 	}
 	b.Write(req.Bytes) // send's hex: exactly these bytes
+	ty.enters += bytes.Count(req.Bytes, []byte("\r")) + bytes.Count(req.Bytes, []byte("\n"))
 	// Keys become bytes, except line controls (break, dtr/rts), which are
 	// done in order between the bytes around them.
 	var steps []sendStep
@@ -404,6 +429,12 @@ func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]s
 		switch kb {
 		case "\r", "\n", "\x03", "\x07", "\x15": // enter, ctrl+c, ctrl+g, ctrl+u
 			ty.lineDone = true
+		}
+		switch kb {
+		case "\r", "\n":
+			ty.enters++
+		case "\x03":
+			ty.breaks++
 		}
 		if kb == "\r" {
 			kb = s.enter
@@ -477,10 +508,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	case owed > 0 && !ty.input:
 		// Typed ahead: the shell reads it once what runs has ended.
 		c.DueD, c.NeedC, c.AtPrompt = owed+1, true, true
-		c.owes = owed
-		if ty.submits {
-			c.owes++
-		}
+		c.owes = owed + ty.enters
 		c.earlierFrom = readOff
 		switch {
 		case hasPrev && prev.Anchor < 0:
@@ -522,9 +550,21 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 		parts = append(parts, s.renderEarlier(readOff, sendOff, nil, cmp.Or(ty.prompt, ty.oldPrompt)))
 	}
 	c.input = owed > 0 && ty.input
-	if owed == 0 && ty.submits && req.Text != "" {
-		c.owes = 1
+	if owed == 0 {
+		// The hooked shell is at its prompt: every line the send submits
+		// ends with a D mark, an empty one too (text and keys ["enter"]
+		// submit two); a ctrl+c there ends the send's lines with one. The
+		// next send waits for them all (issue #13).
+		c.owes = ty.enters
+		if ty.breaks > 0 {
+			c.owes = 1
+		}
 	}
+	c.submits = ty.submits
+	// Nobody waits for it: text sent while it runs is typed ahead, as
+	// after a timeout (DESIGN.md, "Output returned to the model"),
+	// unless the terminal says a program asks.
+	c.timedOut = !req.Wait
 	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
 		c.NeedC = true
 	}

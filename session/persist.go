@@ -29,6 +29,15 @@ type meta struct {
 	CmdAtPrompt bool  `json:"cmd_at_prompt,omitempty"`
 	CmdAnchor   int64 `json:"cmd_anchor,omitempty"`
 	HasCmd      bool  `json:"has_cmd,omitempty"`
+	// What became of it: its result was returned (and what decided), so
+	// a restarted server never reports its end again in earlier; nobody
+	// waited for it to the end; 1 + the D marks it owes (0: an older
+	// server stored none, taken as one).
+	CmdReported bool   `json:"cmd_reported,omitempty"`
+	CmdVia      string `json:"cmd_via,omitempty"`
+	CmdTimedOut bool   `json:"cmd_timed_out,omitempty"`
+	CmdInput    bool   `json:"cmd_input,omitempty"`
+	CmdMarks    int    `json:"cmd_marks,omitempty"`
 	// The recording: its file, the output offset it holds everything
 	// before and the file size at that point (a restarted server cuts the
 	// file back to it and records the rest from the replay), and why it
@@ -61,9 +70,14 @@ func (m meta) command() *command {
 	c := newCommand(m.CmdOff, time.Now(), "", nil)
 	c.AtPrompt = m.CmdAtPrompt
 	c.owes = 1 // its D mark, unless it came already
+	if m.CmdMarks > 0 {
+		c.owes = m.CmdMarks - 1
+	}
 	if m.CmdAnchor > 0 {
 		c.Anchor = m.CmdAnchor
 	}
+	c.reported, c.reportedVia = m.CmdReported, m.CmdVia
+	c.timedOut, c.input = m.CmdTimedOut, m.CmdInput
 	return c
 }
 
@@ -90,6 +104,8 @@ func (s *Session) persist() {
 	if c := s.cmd; c != nil {
 		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.SendOff, c.AtPrompt
 		m.CmdAnchor = max(c.Anchor, 0)
+		m.CmdReported, m.CmdVia, m.CmdTimedOut, m.CmdInput = c.reported, c.reportedVia, c.timedOut, c.input
+		m.CmdMarks = c.owes + 1
 	}
 	m.PaceChar, m.PaceLine = s.pace.Char, s.pace.Line
 	if s.rec != nil {

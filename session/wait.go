@@ -34,8 +34,11 @@ type command struct {
 	// one): the next send is typed ahead while some are outstanding.
 	owes int
 	// timedOut: a wait on it ended before it did (a timeout, a cancelled
-	// call); text sent next is a command typed ahead.
+	// call) or nobody waited (wait: false); text sent next while it runs
+	// is a command typed ahead, unless the terminal says a program asks.
 	timedOut bool
+	// submits: the send pressed Enter (a line the shell may run).
+	submits bool
 	// earlierFrom is where output not yet returned begins that belongs
 	// to what ran before this command (-1: none); for a command typed
 	// ahead it runs to the earlier command's D mark.
@@ -84,12 +87,26 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	defer human.Stop()
 	for {
 		v, changed, marked, needPoll := s.evaluate(c)
+		var recheck time.Duration
 		if v.Complete {
-			return v
+			// Text taken as input to a running program may have been read
+			// by the shell as a command line once that program ended.
+			switch d, retyped := s.inputRunAsCommand(c, v); {
+			case retyped:
+				continue
+			case d > 0:
+				recheck = d
+			default:
+				return v
+			}
+		} else if s.settleOwed(c) {
+			continue
 		}
-		// A terminal that waits for a human ends the wait after a short
-		// quiet: only input can change it (issue #13).
-		if w, left := s.term.HumanWait(&c.Command); w.State != "" {
+		if recheck > 0 {
+			human.Reset(recheck)
+		} else if w, left := s.term.HumanWait(&c.Command); w.State != "" {
+			// A terminal that waits for a human ends the wait after a
+			// short quiet: only input can change it (issue #13).
 			v.Via, v.Waiting = ViaTimeout, w
 			return v
 		} else {
@@ -131,6 +148,96 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 			coalesce.Stop()
 		}
 	}
+}
+
+// owedQuiet is how long the hooked shell must have been idle at its
+// prompt before D marks still counted for lines typed earlier are taken as
+// never coming: the program that ran read those lines as its input. The
+// shell reads a line typed ahead within milliseconds of its prompt (as
+// verdict's bare D rule assumes).
+const owedQuiet = time.Second
+
+// inputHold is how long the end of a command that text was sent to as its
+// input must be followed by quiet before the text is taken as read by that
+// command: a shell that finds the text still unread runs it at once, and
+// its C mark says so.
+const inputHold = 150 * time.Millisecond
+
+// settleOwed corrects c when the hooked shell sits idle at its prompt while
+// c still waits for D marks counted for lines the shell never got (they
+// went to the program that ran, cat say): c ends at the last D there is,
+// and a line c typed ahead was that program's input. It reports whether c
+// changed.
+func (s *Session) settleOwed(c *command) bool {
+	if fg, ok := s.foreground(); ok && !fg.IsShell {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.det.Hooked() || !s.ready || s.exited {
+		return false
+	}
+	last, ok := s.det.Last()
+	n := s.det.DoneSince(c.SendOff)
+	if !ok || last.Kind == verdict.MarkCommand || n < 1 || n >= c.DueD || s.now().Sub(latest(s.lastOutput, c.Sent)) < owedQuiet {
+		return false
+	}
+	if c.NeedC {
+		if !c.submits {
+			return false // its line waits in the shell's line editor
+		}
+		c.NeedC, c.AtPrompt, c.Anchor, c.input = false, false, -1, true
+	}
+	c.DueD, c.owes = n, n
+	return true
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// inputRunAsCommand checks the end of c, text sent as input to a running
+// program, at the D mark v ends it with: when the hooked shell starts a
+// command right after that D, the program never read the text and the
+// shell ran it (a program that reads no input, sleep say): c becomes a
+// command typed ahead, whose earlier part runs to that D, and retyped is
+// true. It returns how long to wait before looking again while the shell
+// may still start it, or 0 when c ends at v.
+func (s *Session) inputRunAsCommand(c *command, v verdict.Verdict) (wait time.Duration, retyped bool) {
+	if !c.input || c.NeedC || !c.submits || v.Via != ViaExitCode {
+		return 0, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.det.Hooked() || s.exited {
+		return 0, false
+	}
+	// The first C or D after the one that ends c.
+	var next verdict.Mark
+	found := false
+	for _, m := range s.det.Marks() {
+		if m.Off > v.End && (m.Kind == verdict.MarkCommand || m.Kind == verdict.MarkDone) {
+			next, found = m, true
+			break
+		}
+	}
+	switch {
+	case found && next.Kind == verdict.MarkCommand:
+		c.DueD, c.NeedC, c.AtPrompt, c.Anchor, c.input = c.DueD+1, true, true, -1, false
+		c.owes++
+		c.earlierFrom = c.SendOff
+		return 0, true
+	case found:
+		return 0, false
+	}
+	if q := s.now().Sub(s.lastOutput); q < inputHold {
+		return inputHold - q, false
+	}
+	return 0, false
 }
 
 // coalesceEvery is the least time between two evaluations woken by output.

@@ -1,0 +1,136 @@
+// Attribution through the MCP tools (issue #13: every result belongs to
+// its command, nothing unread is dropped): flows acceptance testing found
+// giving results to the wrong command, through the in-process MCP client
+// (and a server process per call) with real PTYs.
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/testwait"
+	"github.com/ttymux/ttymux/session"
+)
+
+// attrOpen opens a local shell with a plain prompt and extra environment.
+func attrOpen(t *testing.T, cs *mcp.ClientSession, env map[string]string) string {
+	t.Helper()
+	e := map[string]string{"PS1": "$ ", "HOME": t.TempDir()}
+	for k, v := range env {
+		e[k] = v
+	}
+	var out OpenOut
+	res := call(t, cs, "open_local", map[string]any{"env": e}, &out)
+	if res.IsError || out.ID == "" {
+		t.Fatalf("open_local failed: %s", resultText(res))
+	}
+	return out.ID
+}
+
+func attrExit(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
+
+func attrEarlier(e *session.Earlier) string {
+	if e == nil {
+		return "none"
+	}
+	return fmt.Sprintf("{output %q, exit %s, via %q, gap %d}", e.Output, attrExit(e.ExitCode), e.Via, e.Gap)
+}
+
+// attrAwaitForeground polls the screen until the session's foreground program
+// is name (the screen read returns no output the next send would miss).
+func attrAwaitForeground(t *testing.T, cs *mcp.ClientSession, id, name string) {
+	t.Helper()
+	testwait.Until(t, "foreground "+name, 10*time.Second, func() bool {
+		var r session.Result
+		if res := call(t, cs, "read", map[string]any{"session_id": id, "mode": "screen"}, &r); res.IsError {
+			t.Fatalf("read screen: %s", resultText(res))
+		}
+		return r.Foreground == name
+	})
+}
+
+// TestWaitFalseThenSendWhileItRuns: issue #13 flows 1 and 2 ("same for
+// wait: false") with the second send made while the first command still
+// runs. The second result was the first command's (output WF-DONE, exit
+// 4) and its own output came back in the next call's earlier, with its
+// command line: results shifted by one command.
+func TestWaitFalseThenSendWhileItRuns(t *testing.T) {
+	cs := newTestClient(t)
+	id := attrOpen(t, cs, nil)
+	mustSend(t, cs, map[string]any{"session_id": id, "text": "sleep 2; echo WF-DONE; (exit 4)", "wait": false})
+	attrAwaitForeground(t, cs, id, "sleep")
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "echo next", "timeout_ms": 20000})
+	if !r.Complete || r.Output != "next" || r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Errorf("send while the wait:false command runs: complete=%v output=%q exit=%s earlier=%s; want next, exit 0", r.Complete, r.Output, attrExit(r.ExitCode), attrEarlier(r.Earlier))
+	}
+	if e := r.Earlier; e == nil || e.Output != "WF-DONE" || e.ExitCode == nil || *e.ExitCode != 4 {
+		t.Errorf("earlier = %s, want WF-DONE, exit 4", attrEarlier(r.Earlier))
+	}
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo next2"})
+	if r.Output != "next2" || r.Earlier != nil {
+		t.Errorf("the send after: output=%q earlier=%s; want next2 and nothing earlier", r.Output, attrEarlier(r.Earlier))
+	}
+}
+
+// TestExtraEnterIsOwned: a send with text (Enter by default) and keys
+// ["enter"] submits two lines; the second, empty one ends with a mark of
+// its own. The next send, typed without Enter (nothing runs), took that
+// mark as its completion: complete, exit 0, output "" after 9 ms.
+func TestExtraEnterIsOwned(t *testing.T) {
+	cs := newTestClient(t)
+	// A prompt hook that takes a moment puts the empty line's mark after
+	// the next send, as a busy machine does.
+	id := attrOpen(t, cs, map[string]string{"PROMPT_COMMAND": "sleep 0.3"})
+	for i := range 3 {
+		r := mustSend(t, cs, map[string]any{"session_id": id, "text": fmt.Sprintf("echo TK%d", i), "keys": []string{"enter"}})
+		if r.Output != fmt.Sprintf("TK%d", i) {
+			t.Fatalf("text and enter: output %q", r.Output)
+		}
+		r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo never-run", "enter": false, "timeout_ms": 3000})
+		if r.Complete {
+			t.Fatalf("round %d: a send that ran nothing came back complete (exit %s, via %q, output %q)", i, attrExit(r.ExitCode), r.Via, r.Output)
+		}
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"session_id": id, "keys": []string{"ctrl+u"}, "timeout_ms": 3000}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestNoPhantomEarlierAfterRestart: a persistent session driven by a new
+// server process per call (the MCP Inspector CLI does that; so does every
+// restart of the AI client). Each send after the first carried
+// earlier {output: "", exit_code: 0, via: exit-code}: the previous
+// command's end, already returned by the server before, reported again as
+// an earlier command's.
+func TestNoPhantomEarlierAfterRestart(t *testing.T) {
+	start := persistentServers(t, shortTempDir(t))
+	cmd, cs, _ := start()
+	var open OpenOut
+	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
+	for i, text := range []string{"echo C", "echo D", "echo E"} {
+		if i > 0 {
+			_ = cs.Close()
+			_ = cmd.Wait()
+			cmd, cs, _ = start()
+		}
+		r := mustSend(t, cs, map[string]any{"session_id": open.ID, "text": text})
+		if want := strings.TrimPrefix(text, "echo "); r.Output != want || !r.Complete {
+			t.Fatalf("%s: %+v", text, r)
+		}
+		if r.Earlier != nil {
+			t.Errorf("%s in server %d: earlier = %s; nothing ran between this send and the last result", text, i+1, attrEarlier(r.Earlier))
+		}
+	}
+	call(t, cs, "close", map[string]any{"session_id": open.ID}, nil)
+	_ = cs.Close()
+	_ = cmd.Wait()
+}
