@@ -8,55 +8,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ttymux/ttymux/internal/testwait"
-	"github.com/ttymux/ttymux/session"
 )
-
-// attrOpen opens a local shell with a plain prompt and extra environment.
-func attrOpen(t *testing.T, cs *mcp.ClientSession, env map[string]string) string {
-	t.Helper()
-	e := map[string]string{"PS1": "$ ", "HOME": t.TempDir()}
-	for k, v := range env {
-		e[k] = v
-	}
-	var out OpenOut
-	res := call(t, cs, "open_local", map[string]any{"env": e}, &out)
-	if res.IsError || out.ID == "" {
-		t.Fatalf("open_local failed: %s", resultText(res))
-	}
-	return out.ID
-}
-
-func attrExit(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return fmt.Sprint(*p)
-}
-
-func attrEarlier(e *session.Earlier) string {
-	if e == nil {
-		return "none"
-	}
-	return fmt.Sprintf("{output %q, exit %s, via %q, gap %d}", e.Output, attrExit(e.ExitCode), e.Via, e.Gap)
-}
-
-// attrAwaitForeground polls the screen until the session's foreground program
-// is name (the screen read returns no output the next send would miss).
-func attrAwaitForeground(t *testing.T, cs *mcp.ClientSession, id, name string) {
-	t.Helper()
-	testwait.Until(t, "foreground "+name, 10*time.Second, func() bool {
-		var r session.Result
-		if res := call(t, cs, "read", map[string]any{"session_id": id, "mode": "screen"}, &r); res.IsError {
-			t.Fatalf("read screen: %s", resultText(res))
-		}
-		return r.Foreground == name
-	})
-}
 
 // TestWaitFalseThenSendWhileItRuns: issue #13 flows 1 and 2 ("same for
 // wait: false") with the second send made while the first command still
@@ -65,19 +19,19 @@ func attrAwaitForeground(t *testing.T, cs *mcp.ClientSession, id, name string) {
 // command line: results shifted by one command.
 func TestWaitFalseThenSendWhileItRuns(t *testing.T) {
 	cs := newTestClient(t)
-	id := attrOpen(t, cs, nil)
+	id := openPlain(t, cs, nil)
 	mustSend(t, cs, map[string]any{"session_id": id, "text": "sleep 2; echo WF-DONE; (exit 4)", "wait": false})
-	attrAwaitForeground(t, cs, id, "sleep")
+	awaitForeground(t, cs, id, "sleep")
 	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "echo next", "timeout_ms": 20000})
 	if !r.Complete || r.Output != "next" || r.ExitCode == nil || *r.ExitCode != 0 {
-		t.Errorf("send while the wait:false command runs: complete=%v output=%q exit=%s earlier=%s; want next, exit 0", r.Complete, r.Output, attrExit(r.ExitCode), attrEarlier(r.Earlier))
+		t.Errorf("send while the wait:false command runs: complete=%v output=%q exit=%s earlier=%s; want next, exit 0", r.Complete, r.Output, exitText(r.ExitCode), earlierText(r.Earlier))
 	}
 	if e := r.Earlier; e == nil || e.Output != "WF-DONE" || e.ExitCode == nil || *e.ExitCode != 4 {
-		t.Errorf("earlier = %s, want WF-DONE, exit 4", attrEarlier(r.Earlier))
+		t.Errorf("earlier = %s, want WF-DONE, exit 4", earlierText(r.Earlier))
 	}
 	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo next2"})
 	if r.Output != "next2" || r.Earlier != nil {
-		t.Errorf("the send after: output=%q earlier=%s; want next2 and nothing earlier", r.Output, attrEarlier(r.Earlier))
+		t.Errorf("the send after: output=%q earlier=%s; want next2 and nothing earlier", r.Output, earlierText(r.Earlier))
 	}
 }
 
@@ -89,7 +43,7 @@ func TestExtraEnterIsOwned(t *testing.T) {
 	cs := newTestClient(t)
 	// A prompt hook that takes a moment puts the empty line's mark after
 	// the next send, as a busy machine does.
-	id := attrOpen(t, cs, map[string]string{"PROMPT_COMMAND": "sleep 0.3"})
+	id := openPlain(t, cs, map[string]string{"PROMPT_COMMAND": "sleep 0.3"})
 	for i := range 3 {
 		r := mustSend(t, cs, map[string]any{"session_id": id, "text": fmt.Sprintf("echo TK%d", i), "keys": []string{"enter"}})
 		if r.Output != fmt.Sprintf("TK%d", i) {
@@ -97,7 +51,7 @@ func TestExtraEnterIsOwned(t *testing.T) {
 		}
 		r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo never-run", "enter": false, "timeout_ms": 3000})
 		if r.Complete {
-			t.Fatalf("round %d: a send that ran nothing came back complete (exit %s, via %q, output %q)", i, attrExit(r.ExitCode), r.Via, r.Output)
+			t.Fatalf("round %d: a send that ran nothing came back complete (exit %s, via %q, output %q)", i, exitText(r.ExitCode), r.Via, r.Output)
 		}
 		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"session_id": id, "keys": []string{"ctrl+u"}, "timeout_ms": 3000}}); err != nil {
 			t.Fatal(err)
@@ -127,7 +81,7 @@ func TestNoPhantomEarlierAfterRestart(t *testing.T) {
 			t.Fatalf("%s: %+v", text, r)
 		}
 		if r.Earlier != nil {
-			t.Errorf("%s in server %d: earlier = %s; nothing ran between this send and the last result", text, i+1, attrEarlier(r.Earlier))
+			t.Errorf("%s in server %d: earlier = %s; nothing ran between this send and the last result", text, i+1, earlierText(r.Earlier))
 		}
 	}
 	call(t, cs, "close", map[string]any{"session_id": open.ID}, nil)

@@ -4,38 +4,13 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// hwOpen opens a local shell with a plain prompt and extra environment.
-func hwOpen(t *testing.T, cs *mcp.ClientSession, env map[string]string) string {
-	t.Helper()
-	e := map[string]string{"PS1": "$ ", "HOME": t.TempDir()}
-	for k, v := range env {
-		e[k] = v
-	}
-	var out OpenOut
-	res := call(t, cs, "open_local", map[string]any{"env": e}, &out)
-	if res.IsError || out.ID == "" {
-		t.Fatalf("open_local failed: %s", resultText(res))
-	}
-	return out.ID
-}
-
-func hwExit(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return fmt.Sprint(*p)
-}
 
 // TestSlowManThenQuit: `man ls` on a busy machine formats for a while
 // before its pager shows anything. The send returned state pager at once
@@ -54,7 +29,7 @@ func TestSlowManThenQuit(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := newTestClient(t)
-	id := hwOpen(t, cs, map[string]string{"PATH": bin + ":" + os.Getenv("PATH"), "LESS": "", "PAGER": "less"})
+	id := openPlain(t, cs, map[string]string{"PATH": bin + ":" + os.Getenv("PATH"), "LESS": "", "PAGER": "less"})
 	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "man ls", "timeout_ms": 20000})
 	if r.State == "pager" && !strings.Contains(r.Output, "1") {
 		t.Errorf("man: state pager with nothing on the screen yet (output %q, note %q): the pager is not running", r.Output, r.Note)
@@ -69,7 +44,7 @@ func TestSlowManThenQuit(t *testing.T) {
 	mustSend(t, cs, map[string]any{"session_id": id, "text": "q", "enter": false, "timeout_ms": 20000})
 	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo after-man", "timeout_ms": 20000})
 	if !r.Complete || r.Output != "after-man" || r.ExitCode == nil || *r.ExitCode != 0 {
-		t.Errorf("the command after man: complete=%v output=%q exit=%s; want after-man, exit 0", r.Complete, r.Output, hwExit(r.ExitCode))
+		t.Errorf("the command after man: complete=%v output=%q exit=%s; want after-man, exit 0", r.Complete, r.Output, exitText(r.ExitCode))
 	}
 }
 
@@ -81,7 +56,7 @@ func TestSlowManThenQuit(t *testing.T) {
 // what the line holds and that Enter runs it; Enter then runs it.
 func TestUnsubmittedLineReturnsSoon(t *testing.T) {
 	cs := newTestClient(t)
-	id := hwOpen(t, cs, nil)
+	id := openPlain(t, cs, nil)
 	for _, tt := range []struct {
 		args map[string]any
 		note string // in the note
@@ -109,6 +84,6 @@ func TestUnsubmittedLineReturnsSoon(t *testing.T) {
 	}
 	r := mustSend(t, cs, map[string]any{"session_id": id, "keys": []string{"enter"}, "timeout_ms": 20000})
 	if !r.Complete || r.Output != "E2" || r.ExitCode == nil || *r.ExitCode != 0 {
-		t.Errorf("enter after the typed line: complete=%v output=%q exit=%s note=%q; want E2, exit 0", r.Complete, r.Output, hwExit(r.ExitCode), r.Note)
+		t.Errorf("enter after the typed line: complete=%v output=%q exit=%s note=%q; want E2, exit 0", r.Complete, r.Output, exitText(r.ExitCode), r.Note)
 	}
 }

@@ -29,48 +29,6 @@ import (
 	agentc "github.com/ttymux/ttymux/transport/agent"
 )
 
-// qaOpen opens a local shell with a plain prompt and extra environment.
-func qaOpen(t *testing.T, cs *mcp.ClientSession, env map[string]string) string {
-	t.Helper()
-	e := map[string]string{"PS1": "$ ", "HOME": t.TempDir()}
-	for k, v := range env {
-		e[k] = v
-	}
-	var out OpenOut
-	res := call(t, cs, "open_local", map[string]any{"env": e}, &out)
-	if res.IsError || out.ID == "" {
-		t.Fatalf("open_local failed: %s", resultText(res))
-	}
-	return out.ID
-}
-
-func qaExit(p *int) string {
-	if p == nil {
-		return "none"
-	}
-	return fmt.Sprint(*p)
-}
-
-func qaEarlier(e *session.Earlier) string {
-	if e == nil {
-		return "none"
-	}
-	return fmt.Sprintf("{output %q, exit %s, via %q, gap %d}", e.Output, qaExit(e.ExitCode), e.Via, e.Gap)
-}
-
-// awaitForeground polls the screen until the session's foreground program
-// is name (the screen read returns no output the next send would miss).
-func awaitForeground(t *testing.T, cs *mcp.ClientSession, id, name string) {
-	t.Helper()
-	testwait.Until(t, "foreground "+name, 10*time.Second, func() bool {
-		var r session.Result
-		if res := call(t, cs, "read", map[string]any{"session_id": id, "mode": "screen"}, &r); res.IsError {
-			t.Fatalf("read screen: %s", resultText(res))
-		}
-		return r.Foreground == name
-	})
-}
-
 // TestQATopReadKeepsHeader: `read` (mode new, the default) while top
 // redraws the normal screen returned frames whose Mem, Swap, blank and PID
 // header rows were blank (collapsed into "previous line repeated 3 more
@@ -82,7 +40,7 @@ func TestQATopReadKeepsHeader(t *testing.T) {
 		t.Skip("top not installed")
 	}
 	cs := newTestClient(t)
-	id := qaOpen(t, cs, nil)
+	id := openPlain(t, cs, nil)
 	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "top -d 0.3", "timeout_ms": 20000})
 	if r.Complete {
 		t.Fatalf("top: %+v", r)

@@ -197,8 +197,12 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	h := t.Held()
 	lastMark, hasMark := t.Det.Last()
 	prompt := ""
+	drawn := false // the prompt after the last D is drawn (its B mark came)
 	if c.NoEnter {
 		prompt = t.hookPromptLocked()
+		if hasMark && lastMark.Kind == MarkDone {
+			_, drawn = t.Det.PromptEndAfter(lastMark.End)
+		}
 	}
 	t.Mu.Unlock()
 	last := h.LastOutput
@@ -224,10 +228,14 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 			return st, 0
 		}
 	case "repl", "prompt":
-		if st.State == "prompt" && c.NoEnter && c.AtPrompt && h.Ready && hasMark && lastMark.Kind != MarkCommand {
+		if st.State == "prompt" && c.NoEnter && c.AtPrompt && h.Ready && hasMark && (lastMark.Kind == MarkPromptStart || drawn) {
 			// The hooked shell's line editor holds what was typed (or
 			// recalled, or edited) and runs nothing until Enter: until
-			// and mark cannot match what never runs.
+			// and mark cannot match what never runs. Only once the
+			// prompt is drawn (a B mark after the last D): before that
+			// the shell is still in its prompt hook and the text waits
+			// in the terminal, where a following ctrl+u does not reach
+			// the line editor.
 			st.Unsubmitted = true
 			st.Line = pendingLine(st.LastLine, cmp.Or(prompt, c.Prompt))
 			return st, 0
