@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
@@ -45,5 +46,34 @@ func TestSetMetaNoReply(t *testing.T) {
 	}
 	if len(tc.replies) != 2 {
 		t.Errorf("%d replies, want 2", len(tc.replies))
+	}
+}
+
+// TestMetaSentBeforeLeavingIsKept: a client that stores its read position
+// and detaches while output is still streaming to it (a server shutting
+// down mid-command) leaves with its metadata stored, however the agent's
+// writer and reader race: the writer's failed write must not throw away
+// frames the client sent before it went. Before, a restarted server now
+// and then resumed from the previous read position and returned output
+// twice (session TestRestartResumesExactly).
+func TestMetaSentBeforeLeavingIsKept(t *testing.T) {
+	ta := startAgent(t, Options{})
+	tc := ta.create(t, testShell())
+	tc.waitOutput("$ ")
+	tc.input("yes flood-of-output\r") // never ends; nobody reads it below
+	tc.waitOutput("flood-of-output\r\n")
+	tc.sendFrame(agentproto.TypeDetach, nil)
+	_ = tc.c.Close()
+	ta.ev.wait(t, EventDetached, "s1")
+	for i := range 40 {
+		c := ta.attach(t, agentproto.Attach{ID: "s1", FromEnd: true}, agentproto.StatusAttached)
+		want := fmt.Sprintf("read-off-%d", i)
+		c.send(agentproto.SetMeta{Meta: []byte(want), NoReply: true})
+		c.sendFrame(agentproto.TypeDetach, nil)
+		_ = c.c.Close()
+		ta.ev.wait(t, EventDetached, "s1")
+		if s, _ := ta.info(t, "s1"); string(s.Meta) != want {
+			t.Fatalf("attach %d: Meta = %q, want %q: the agent dropped a SetMeta sent before the client left", i, s.Meta, want)
+		}
 	}
 }

@@ -106,6 +106,13 @@ func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentpr
 			_ = uc.CloseWrite()
 		}
 		_ = c.SetReadDeadline(time.Now().Add(exitLinger))
+	case "write failed":
+		// The client went (or stopped reading) while output was on its
+		// way. What it sent before it went is still in the socket: read
+		// it first, so that a SetMeta just before its Detach (the read
+		// position of a result) is kept rather than reset with the
+		// connection. A client that is gone gives EOF after it.
+		_ = c.SetReadDeadline(time.Now().Add(exitLinger))
 	default:
 		_ = c.Close() // ends the reader
 	}

@@ -97,6 +97,12 @@ func (s *Session) persist() {
 	if !ok {
 		return
 	}
+	// Taking the metadata and storing it is one step: two goroutines that
+	// persist at once (a result and the recorder's writer) must not let the
+	// older snapshot reach the agent last, or a restarted server resumes
+	// from a read position the model has moved past.
+	s.storeMu.Lock()
+	defer s.storeMu.Unlock()
 	s.mu.Lock()
 	m := s.meta
 	m.ReadOff = s.readOff

@@ -67,6 +67,7 @@ type Session struct {
 	keeper transport.Keeper // the agent that holds it, when kept
 
 	sendMu  sync.Mutex     // serialises Send: two sends never interleave
+	storeMu sync.Mutex     // serialises persist: metadata reaches the agent in the order it was taken
 	pending string         // text typed since the last Enter, for the gate (guarded by sendMu)
 	policy  *policy.Policy // set once when the session is made; nil is the default
 
