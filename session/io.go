@@ -285,6 +285,7 @@ type typing struct {
 	owed      int // D marks the hooked shell prints before it reads this text
 	readOff   int64
 	oldPrompt string
+	shellRead int64 // verdict.Command.ShellRead
 }
 
 // composeSend turns the request into steps and reads the situation they
@@ -310,6 +311,10 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		s.rec.AddSecret(req.Text)
 	}
 	ty.sendOff = s.ring.End()
+	ty.shellRead = -1
+	if s.shell && !s.ready && !s.det.Hooked() {
+		ty.shellRead = s.term.ShellReadMark() // only the shell layer asks
+	}
 	last, ok := s.det.Last()
 	ty.atPrompt = ok && last.Kind != verdict.MarkCommand
 	ty.prompt = s.term.LearnPromptLocked()
@@ -492,6 +497,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	}
 	c := newCommand(ty.sendOff, start, typed, opts.until)
 	c.AtPrompt, c.Prompt = ty.atPrompt, ty.prompt
+	c.ShellRead = ty.shellRead
 	c.NoEnter = !ty.submits && !strings.ContainsAny(string(req.Bytes), "\r\n") // verdict: an unsubmitted line is a human wait
 	if ty.markID != "" {
 		c.SetMark(ty.markID)

@@ -503,6 +503,23 @@ func (p *Proc) WaitsForInput() (bool, error) {
 	}
 }
 
+// ReadCount returns how many bytes the child itself has read, from any
+// file (rchar in /proc/PID/io): a shell blocked reading its terminal whose
+// count has not grown since text was typed has not read that text yet (it
+// waits in the kernel's queue on a busy machine). Linux only.
+func (p *Proc) ReadCount() (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/io")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "rchar:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, errors.New("no rchar in /proc/PID/io")
+}
+
 // Unread returns how many bytes of output the child has written that Read
 // has not returned yet (FIONREAD on the master: the kernel's queue).
 func (p *Proc) Unread() (int, error) {

@@ -59,6 +59,49 @@ type ShellWaiter interface {
 	ShellWaitsForInput() (bool, error)
 }
 
+// A ShellReadCounter is a Conn that can tell how many bytes the session's
+// own top-level process has read (local PTYs).
+type ShellReadCounter interface {
+	ShellReadCount() (int64, error)
+}
+
+// ShellReadMark returns how many bytes the shell has read when it owns
+// the terminal and waits for input, or -1 when it does not or the Conn
+// cannot tell. A send takes it before it types (Command.ShellRead): the
+// shell layer then knows whether the shell has read what was typed. It
+// does not take Mu.
+func (t *Terminal) ShellReadMark() int64 {
+	rc, ok := t.Conn.(ShellReadCounter)
+	if !ok || !t.Shell {
+		return -1
+	}
+	if fg, ok := t.Foreground(); !ok || !fg.IsShell {
+		return -1
+	}
+	if w, ok := t.shellWaits(); !ok || !w {
+		return -1
+	}
+	n, err := rc.ShellReadCount()
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// shellReadSince reports whether the shell has read anything since it
+// had read n bytes; true when that cannot be told (n < 0).
+func (t *Terminal) shellReadSince(n int64) bool {
+	if n < 0 {
+		return true
+	}
+	rc, ok := t.Conn.(ShellReadCounter)
+	if !ok {
+		return true
+	}
+	now, err := rc.ShellReadCount()
+	return err != nil || now > n
+}
+
 // Foreground returns the far end's foreground program, if the transport
 // can tell. It does not take Mu.
 func (t *Terminal) Foreground() (transport.Foreground, bool) {

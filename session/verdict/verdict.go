@@ -76,6 +76,12 @@ type Command struct {
 	// such as ctrl+u, up or tab). At the hooked shell's prompt nothing
 	// runs: its line editor waits for more keys, a human wait.
 	NoEnter bool
+	// ShellRead is how many bytes the shell had read when the text was
+	// typed at its input (Terminal.ShellReadMark), or -1. Without the
+	// hook, a shell blocked reading its terminal has run what was typed
+	// only once it has read more: on a busy machine the typed line may
+	// still wait in the kernel, echoed or not.
+	ShellRead int64
 
 	// Derived while waiting.
 	Anchor  int64 // start of the command's output; -1 while the echo is still arriving
@@ -105,7 +111,7 @@ func NewCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regex
 		// (a blank line ends a block) and echoes.
 		lines = strings.Split(strings.TrimSuffix(typed, "\n"), "\n")
 	}
-	return Command{SendOff: sendOff, Sent: sent, Lines: lines, Until: until, Anchor: -1, Scanned: sendOff, DueD: 1}
+	return Command{SendOff: sendOff, Sent: sent, Lines: lines, Until: until, Anchor: -1, Scanned: sendOff, DueD: 1, ShellRead: -1}
 }
 
 // bareDoneQuiet is how long output must be quiet after a D mark with no C
@@ -462,7 +468,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		// terminal, that is, has run everything typed: no guessing from
 		// quiet on a busy machine.
 		if waiting, ok := t.shellWaits(); ok {
-			if waiting && settled() {
+			if waiting && settled() && (c.ranProgram || t.shellReadSince(c.ShellRead)) {
 				v.Complete, v.Via, v.End = true, ViaShell, t.promptStart(v.Anchor, end)
 				return v, false
 			}

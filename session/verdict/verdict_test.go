@@ -17,7 +17,15 @@ type fakeConn struct {
 	fg     *transport.Foreground
 	echo   *bool
 	waits  *bool
+	read   *int64 // bytes the shell has read
 	linkUp bool
+}
+
+func (c *fakeConn) ShellReadCount() (int64, error) {
+	if c.read == nil {
+		return 0, transport.ErrNoSession
+	}
+	return *c.read, nil
 }
 
 func (c *fakeConn) Foreground() (transport.Foreground, error) {
@@ -283,6 +291,60 @@ func TestShellLayerAsksTheKernel(t *testing.T) {
 	f.wait(ShellQuiet)
 	if v, _ := f.t.Evaluate(c); !v.Complete || v.Via != ViaShell {
 		t.Fatalf("verdict %+v; want shell", v)
+	}
+}
+
+// TestShellLayerWaitsForTheShellToRead: a shell blocked reading its
+// terminal has not run the typed line while it has read nothing since the
+// send: on a busy machine the line waits in the kernel, echoed (the echo
+// comes before the shell is woken) or not. Before, the shell layer called
+// the command done with empty output after the quiet
+// (session TestShellLayerWithoutIntegration/no_prompt under load).
+func TestShellLayerWaitsForTheShellToRead(t *testing.T) {
+	f := newFakeTerm("", true)
+	f.conn.fg = &transport.Foreground{Pgid: 1, Name: "dash", IsShell: true}
+	yes := true
+	read := int64(1000)
+	f.conn.waits, f.conn.read = &yes, &read
+	c := f.send("sleep 0.5; echo slept\n", nil)
+	c.ShellRead = f.t.ShellReadMark()
+	if c.ShellRead != 1000 {
+		t.Fatalf("ShellReadMark = %d, want 1000", c.ShellRead)
+	}
+	f.t.Evaluate(c) // polled from the send on
+	f.out("sleep 0.5; echo slept\r\n") // the kernel's echo; the shell still sleeps
+	f.wait(time.Minute)
+	if v, poll := f.t.Evaluate(c); v.Complete || !poll {
+		t.Fatalf("complete (or not polling) before the shell read the line: %+v %v", v, poll)
+	}
+	read += 22
+	f.conn.fg = &transport.Foreground{Pgid: 2, Name: "sleep"}
+	f.wait(time.Second)
+	if v, _ := f.t.Evaluate(c); v.Complete {
+		t.Fatalf("complete while sleep runs: %+v", v)
+	}
+	f.conn.fg = &transport.Foreground{Pgid: 1, Name: "dash", IsShell: true}
+	f.out("slept\r\n")
+	f.wait(ShellQuietBare)
+	f.t.Evaluate(c) // the shell took the terminal back: quiet counts from now
+	f.wait(ShellQuietBare)
+	if v, _ := f.t.Evaluate(c); !v.Complete || v.Via != ViaShell || f.output(v) != "slept\r\n" {
+		t.Fatalf("verdict %+v output %q; want shell, slept", v, f.output(v))
+	}
+	// A shell that reads but runs no program (a builtin) is done once it
+	// has read more than at the send.
+	c = f.send("cd /tmp\n", nil)
+	c.ShellRead = f.t.ShellReadMark()
+	f.t.Evaluate(c)
+	f.out("cd /tmp\r\n")
+	f.wait(time.Minute)
+	if v, _ := f.t.Evaluate(c); v.Complete {
+		t.Fatalf("builtin complete before the shell read it: %+v", v)
+	}
+	read += 8
+	f.wait(ShellQuietBare)
+	if v, _ := f.t.Evaluate(c); !v.Complete || v.Via != ViaShell {
+		t.Fatalf("builtin after the shell read it: %+v", v)
 	}
 }
 

@@ -188,6 +188,9 @@ func (c *Conn) Foreground() (transport.Foreground, error) {
 // reading its terminal: it has run everything typed before.
 func (c *Conn) ShellWaitsForInput() (bool, error) { return c.p.WaitsForInput() }
 
+// ShellReadCount returns how many bytes the child (the shell) has read.
+func (c *Conn) ShellReadCount() (int64, error) { return c.p.ReadCount() }
+
 // Echo reports whether the terminal's ECHO flag is set. Readline clears it
 // while it edits a line, so an idle bash prompt reports false too.
 func (c *Conn) Echo() (bool, error) { return c.p.Echo() }
