@@ -311,7 +311,7 @@ func TestShellLayerWaitsForTheShellToRead(t *testing.T) {
 	if c.ShellRead != 1000 {
 		t.Fatalf("ShellReadMark = %d, want 1000", c.ShellRead)
 	}
-	f.t.Evaluate(c) // polled from the send on
+	f.t.Evaluate(c)                    // polled from the send on
 	f.out("sleep 0.5; echo slept\r\n") // the kernel's echo; the shell still sleeps
 	f.wait(time.Minute)
 	if v, poll := f.t.Evaluate(c); v.Complete || !poll {
