@@ -49,6 +49,21 @@ func openShell(t testing.TB, m *session.Manager, env ...string) *session.Session
 	return s
 }
 
+// logOnFailure logs the session's raw output, marks and all, when the
+// test fails: a verdict that failed on a loaded machine is explained by
+// the bytes the terminal wrote and in what order.
+func logOnFailure(t testing.TB, s *session.Session) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r, err := s.Read(ctx, session.ReadRequest{Mode: "range", Raw: true, FromLine: 1, ToLine: 100000})
+		t.Logf("the session's output (%v): %q", err, r.Output)
+	})
+}
+
 func send(t testing.TB, s *session.Session, req session.SendRequest) session.Result {
 	t.Helper()
 	req.Wait = true
@@ -163,6 +178,7 @@ func TestUntilNeverMatchesEcho(t *testing.T) {
 func TestCtrlCInterrupts(t *testing.T) {
 	m := newManager(t, session.Options{})
 	s := openShell(t, m)
+	logOnFailure(t, s)
 	r := send(t, s, session.SendRequest{Text: "sleep 100", Timeout: 200 * time.Millisecond})
 	if r.Complete {
 		t.Fatalf("sleep 100 reported complete: %+v", r)
