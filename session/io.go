@@ -169,6 +169,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	s.followInterrupt(ctx, ty, look) // interrupt.go
 	s.trackPending(req, ty.lineDone)
 	c := s.sentCommand(req, &opts, look, ty, start)
 	if !req.Wait {

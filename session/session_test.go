@@ -197,6 +197,46 @@ func TestCtrlCInterrupts(t *testing.T) {
 	}
 }
 
+// TestCtrlCWhileTheProgramStarts: a ctrl+c the kernel hands to the shell
+// because the command's program has not taken the terminal yet (on a busy
+// machine, between the shell reading the line and the program starting)
+// reaches the program once it does. Here the program gives the terminal
+// back to the shell for a moment, as if it had not taken it yet; before,
+// the shell swallowed the interrupt and the program ran on past the
+// send's timeout (TestCtrlCInterrupts failed so under two CPU hogs).
+func TestCtrlCWhileTheProgramStarts(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	logOnFailure(t, s)
+	prog := `python3 -c 'import os,signal,sys,time
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+me = os.getpgrp()
+os.tcsetpgrp(0, os.getpgid(os.getppid()))
+print("handed-" + "back", flush=True)
+time.sleep(0.15)
+os.tcsetpgrp(0, me)
+time.sleep(100)'`
+	r := send(t, s, session.SendRequest{Text: prog, Until: "handed-back", Timeout: 10 * time.Second})
+	if r.Via != session.ViaUntil {
+		t.Fatalf("program did not start: %+v", r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+c"}, Wait: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Complete || exitCode(r) == "0" || exitCode(r) == "<nil>" {
+		t.Fatalf("after ctrl+c: complete=%v exit=%s via=%q output=%q", r.Complete, exitCode(r), r.Via, r.Output)
+	}
+	if r := send(t, s, session.SendRequest{Text: "echo alive"}); r.Output != "alive" {
+		t.Fatalf("shell did not answer after ctrl+c: %q", r.Output)
+	}
+}
+
 func TestPythonREPLWithUntil(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		if os.Getenv("CI") != "" {
