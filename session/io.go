@@ -736,9 +736,10 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		rawBytes, first = int(to-from), pre.first
 	}
 	secrets := s.secrets
-	alt := false
+	rows := s.size.Rows
 	s.mu.Unlock()
-	alt = s.scr.AltScreen()
+	alt := s.scr.AltScreen()
+	inPlace := !alt && s.redrawsInPlace()
 	r.Offset, r.NextOffset, r.Gap = from, to, gone
 	r.Match = redact(r.Match, secrets)
 	if gone > 0 {
@@ -756,7 +757,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		r.Mode = "raw"
 		return
 	}
-	if alt {
+	if alt || inPlace {
 		s.fillScreen(r, secrets)
 		r.Note = joinNote(r.Note, "a full-screen program is running: output is its rendered screen")
 		return
@@ -775,7 +776,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		lines, nums, gaps = pre.finish(b, hint)
 		c.pre = nil // flushed: it cannot take more
 	} else {
-		var col reduce.Collector // memory bounded, however long b is
+		col := reduce.Collector{Rows: rows} // memory bounded, however long b is
 		lines, nums, gaps = col.Finish(b, first, hint)
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -815,6 +816,20 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 			Reducer: red.Reducer, Dropped: red.Dropped,
 		}
 	}
+}
+
+// redrawsInPlace reports whether the program in the foreground redraws the
+// normal screen in place, as top does (screen.Screen.RedrawsInPlace): its
+// output is then its screen, as a full-screen program's on the alternate
+// screen is. Its frames skip the rows that did not change, so the lines
+// of a read that starts after its first frame would leave them blank
+// (issue #13 item 8). A shell in the foreground never is one.
+func (s *Session) redrawsInPlace() bool {
+	if !s.scr.RedrawsInPlace() {
+		return false
+	}
+	fg, ok := s.foreground()
+	return !ok || !fg.IsShell
 }
 
 func (s *Session) fillScreen(r *Result, secrets []string) {
@@ -877,8 +892,9 @@ func (s *Session) renderEarlier(from, to int64, drop []string, prompt string) *E
 	b, gone := s.ring.AppendRange(nil, from, to)
 	first := s.lines.LineAt(max(from, s.ring.Start()))
 	secrets := s.secrets
+	rows := s.size.Rows
 	s.mu.Unlock()
-	lines, nums := reduce.RenderNumbered(b)
+	lines, nums := reduce.RenderRows(b, rows)
 	prompt = strings.TrimRight(prompt, " ")
 	keep := lines[:0]
 	keepNums := nums[:0]
@@ -1172,6 +1188,7 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 	}
 	b, _ := s.ring.AppendRange(nil, fromOff, toOff)
 	secrets := s.secrets
+	rows := s.size.Rows
 	s.mu.Unlock()
 	r := Result{SessionID: s.id, Mode: "range", Offset: fromOff, NextOffset: toOff, FirstLine: from, LastLine: to, Note: note}
 	if req.Raw {
@@ -1181,7 +1198,7 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 			r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
 		}
 	} else {
-		lines := reduce.Render(b)
+		lines, _ := reduce.RenderRows(b, rows)
 		if n := int(to - from + 1); len(lines) > n {
 			lines = lines[:n]
 		}

@@ -48,6 +48,7 @@ func (s *Session) prerender(c *command) {
 				return
 			}
 			c.pre = &prerender{from: c.Anchor, fed: c.Anchor, first: s.lines.LineAt(c.Anchor)}
+			c.pre.c.Rows = s.size.Rows
 		}
 		p := c.pre
 		end := s.ring.End()
