@@ -668,7 +668,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 			s.mu.Lock()
 			secrets := s.secrets
 			s.mu.Unlock()
-			s.fillScreen(&r, secrets)
+			s.keepSeed(s.fillScreen(&r, secrets), to)
 			r.Offset, r.NextOffset = from, to
 		} else {
 			s.fill(&r, from, to, raw, c)
@@ -737,6 +737,11 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	}
 	secrets := s.secrets
 	rows := s.size.Rows
+	var seed []byte
+	seedNL := 0
+	if pre == nil && len(b) > 0 && gone == 0 && !raw {
+		seed, seedNL = s.seedLocked(from)
+	}
 	s.mu.Unlock()
 	alt := s.scr.AltScreen()
 	inPlace := !alt && s.redrawsInPlace()
@@ -758,7 +763,10 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		return
 	}
 	if alt || inPlace {
-		s.fillScreen(r, secrets)
+		snap := s.fillScreen(r, secrets)
+		if inPlace {
+			s.keepSeed(snap, to)
+		}
 		r.Note = joinNote(r.Note, "a full-screen program is running: output is its rendered screen")
 		return
 	}
@@ -777,6 +785,11 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		c.pre = nil // flushed: it cannot take more
 	} else {
 		col := reduce.Collector{Rows: rows} // memory bounded, however long b is
+		if len(seed) > 0 {
+			// The rest of a program's frames, over its screen (readseed.go).
+			col.Write(seed)
+			first = max(first-int64(seedNL), 1)
+		}
 		lines, nums, gaps = col.Finish(b, first, hint)
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -832,7 +845,7 @@ func (s *Session) redrawsInPlace() bool {
 	return !ok || !fg.IsShell
 }
 
-func (s *Session) fillScreen(r *Result, secrets []string) {
+func (s *Session) fillScreen(r *Result, secrets []string) screen.Snapshot {
 	snap := s.scr.Snapshot()
 	lines := snap.Lines
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -841,6 +854,7 @@ func (s *Session) fillScreen(r *Result, secrets []string) {
 	r.Output = redact(strings.Join(lines, "\n"), secrets)
 	r.Mode = "screen"
 	r.Cursor = &Cursor{Row: snap.CursorRow + 1, Col: snap.CursorCol + 1}
+	return snap
 }
 
 // earlier returns what c's result carries before its own output: what
@@ -893,6 +907,11 @@ func (s *Session) renderEarlier(from, to int64, drop []string, prompt string) *E
 	first := s.lines.LineAt(max(from, s.ring.Start()))
 	secrets := s.secrets
 	rows := s.size.Rows
+	if seed, nl := s.seedLocked(from); len(seed) > 0 && gone == 0 {
+		// The rest of a program's frames, over its screen (readseed.go).
+		b = append(seed, b...)
+		first = max(first-int64(nl), 1)
+	}
 	s.mu.Unlock()
 	lines, nums := reduce.RenderRows(b, rows)
 	prompt = strings.TrimRight(prompt, " ")

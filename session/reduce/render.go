@@ -920,10 +920,19 @@ func (r *Renderer) newScreen() {
 // moveTo moves the cursor to row (counting from 1) and column x of the
 // screen, making the rows between its bottom and row if they do not exist
 // yet (a terminal's rows below the output are empty). Without a known top
-// row, the screen starts after the output so far (newScreen).
+// row, a cursor home starts the screen after the output so far
+// (newScreen); a move to another row goes to that row too, without
+// placing the screen or making up rows above it (top, quitting, moves to
+// its last row before the shell's prompt).
 func (r *Renderer) moveTo(row, x int) {
 	if r.screenTop() < 0 {
 		r.newScreen()
+		if row > 1 {
+			r.hasTop = false
+			r.x = 0
+			r.column(x)
+			return
+		}
 	}
 	row = min(max(row, 1), r.rows)
 	for r.base+int64(r.n)-1 < r.top+int64(row)-1 {

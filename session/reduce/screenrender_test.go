@@ -35,7 +35,8 @@ var screenRenderTests = []struct {
 	{name: "row past the screen clamps", rows: 3, in: "\x1b[2J\x1b[9;1Hx", want: []string{"", "", "x"}},
 	{name: "output scrolls the screen", rows: 3, in: "\x1b[2J1\r\n2\r\n3\r\n4\r\n5\x1b[HX", want: []string{"1", "2", "X", "4", "5"}},
 	{name: "line position keeps the column", rows: 24, in: "\x1b[2Jab\r\ncd\x1b[1dX", want: []string{"abX", "cd"}},
-	{name: "no screen yet starts one after the output", rows: 24, in: "a\x1b[3;2Hb", want: []string{"a", "", "", " b"}},
+	{name: "home with no screen yet starts one after the output", rows: 24, in: "a\x1b[Hb\x1b[3;2Hc", want: []string{"a", "b", "", " c"}},
+	{name: "another row with no screen yet goes after the output", rows: 24, in: "a\x1b[3;2Hb\x1b[24;1H\r\n$ ", want: []string{"a", " b", "", "$ "}},
 	{name: "cursor up is still relative", rows: 24, in: "\x1b[2Ja\r\nb\x1b[AX\r\n", want: []string{"aX", "b"}},
 	{
 		name: "apt status line is still dropped",

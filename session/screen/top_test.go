@@ -130,6 +130,8 @@ func TestRedrawsInPlace(t *testing.T) {
 		{name: "after the alternate screen", in: []string{"\x1b[?25l\x1b[H", "\x1b[?1049h\x1b[H", "\x1b[?1049l"}, want: false},
 		{name: "reset", in: []string{"\x1b[?25l\x1b[H", "\x1bc"}, want: false},
 		{name: "line position", in: []string{"\x1b[?25l\x1b[3d"}, want: true},
+		{name: "status line", in: []string{"\x1b[?25l", "a\r\n\x1b7\x1b[24;0fProgress: [ 20%]\x1b8b\r\n", "\x1b[s\x1b[24;1HProgress: [ 40%]\x1b[uc\r\n"}, want: false},
+		{name: "after a status line", in: []string{"\x1b[?25l\x1b7\x1b[24;0fProgress\x1b8", "\x1b[H"}, want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
