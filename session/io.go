@@ -836,9 +836,20 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 // output is then its screen, as a full-screen program's on the alternate
 // screen is. Its frames skip the rows that did not change, so the lines
 // of a read that starts after its first frame would leave them blank
-// (issue #13 item 8). A shell in the foreground never is one.
+// (issue #13 item 8). A shell in the foreground never is one, nor is a
+// hooked shell back at its prompt with the cursor left hidden by a
+// program that did not show it again (over SSH the foreground is not
+// known).
 func (s *Session) redrawsInPlace() bool {
 	if !s.scr.RedrawsInPlace() {
+		return false
+	}
+	s.mu.Lock()
+	marks := s.det.Marks()
+	atPrompt := len(marks) > 0 && marks[len(marks)-1].Kind != verdict.MarkCommand &&
+		!s.det.CursorHiddenSince(marks[len(marks)-1].End)
+	s.mu.Unlock()
+	if atPrompt {
 		return false
 	}
 	fg, ok := s.foreground()

@@ -42,3 +42,20 @@ print "\e[Htop 2\e[K\r\n\r\n\r\np2\e[K\e[24;1H\e[?25h\r\n";
 		t.Fatalf("the last frame lost the rows it did not redraw: %+v\n%s", r, out)
 	}
 }
+
+// TestCursorLeftHiddenReadsLines: a program that hid the cursor and drew
+// from the cursor home, then exited without showing it again (a crashed
+// full-screen program), leaves the shell's later output read as lines:
+// sixty lines come back whole, not the screen's last rows.
+func TestCursorLeftHiddenReadsLines(t *testing.T) {
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	r := send(t, s, session.SendRequest{Text: `printf '\033[?25l\033[H\033[2Jframe\r\n'`})
+	if !r.Complete {
+		t.Fatalf("printf: %+v", r)
+	}
+	r = send(t, s, session.SendRequest{Text: "seq 1 60"})
+	if r.Mode == "screen" || !strings.HasPrefix(r.Output, "1\n2\n") || !strings.HasSuffix(r.Output, "\n60") {
+		t.Fatalf("seq after the cursor was left hidden: %+v", r)
+	}
+}
