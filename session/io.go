@@ -675,7 +675,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 			s.mu.Lock()
 			secrets := s.secrets
 			s.mu.Unlock()
-			s.fillScreen(&r, secrets)
+			s.keepSeed(s.fillScreen(&r, secrets), to)
 			r.Offset, r.NextOffset = from, to
 		} else {
 			s.fill(&r, from, to, raw, c)
@@ -743,9 +743,15 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		rawBytes, first = int(to-from), pre.first
 	}
 	secrets := s.secrets
-	alt := false
+	rows := s.size.Rows
+	var seed []byte
+	seedNL := 0
+	if pre == nil && len(b) > 0 && gone == 0 && !raw {
+		seed, seedNL = s.seedLocked(from)
+	}
 	s.mu.Unlock()
-	alt = s.scr.AltScreen()
+	alt := s.scr.AltScreen()
+	inPlace := !alt && s.redrawsInPlace()
 	r.Offset, r.NextOffset, r.Gap = from, to, gone
 	r.Match = redact(r.Match, secrets)
 	if gone > 0 {
@@ -763,8 +769,11 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		r.Mode = "raw"
 		return
 	}
-	if alt {
-		s.fillScreen(r, secrets)
+	if alt || inPlace {
+		snap := s.fillScreen(r, secrets)
+		if inPlace {
+			s.keepSeed(snap, to)
+		}
 		r.Note = joinNote(r.Note, "a full-screen program is running: output is its rendered screen")
 		return
 	}
@@ -782,7 +791,12 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 		lines, nums, gaps = pre.finish(b, hint)
 		c.pre = nil // flushed: it cannot take more
 	} else {
-		var col reduce.Collector // memory bounded, however long b is
+		col := reduce.Collector{Rows: rows} // memory bounded, however long b is
+		if len(seed) > 0 {
+			// The rest of a program's frames, over its screen (readseed.go).
+			col.Write(seed)
+			first = max(first-int64(seedNL), 1)
+		}
 		lines, nums, gaps = col.Finish(b, first, hint)
 	}
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -824,7 +838,32 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	}
 }
 
-func (s *Session) fillScreen(r *Result, secrets []string) {
+// redrawsInPlace reports whether the program in the foreground redraws the
+// normal screen in place, as top does (screen.Screen.RedrawsInPlace): its
+// output is then its screen, as a full-screen program's on the alternate
+// screen is. Its frames skip the rows that did not change, so the lines
+// of a read that starts after its first frame would leave them blank
+// (issue #13 item 8). A shell in the foreground never is one, nor is a
+// hooked shell back at its prompt with the cursor left hidden by a
+// program that did not show it again (over SSH the foreground is not
+// known).
+func (s *Session) redrawsInPlace() bool {
+	if !s.scr.RedrawsInPlace() {
+		return false
+	}
+	s.mu.Lock()
+	marks := s.det.Marks()
+	atPrompt := len(marks) > 0 && marks[len(marks)-1].Kind != verdict.MarkCommand &&
+		!s.det.CursorHiddenSince(marks[len(marks)-1].End)
+	s.mu.Unlock()
+	if atPrompt {
+		return false
+	}
+	fg, ok := s.foreground()
+	return !ok || !fg.IsShell
+}
+
+func (s *Session) fillScreen(r *Result, secrets []string) screen.Snapshot {
 	snap := s.scr.Snapshot()
 	lines := snap.Lines
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
@@ -833,6 +872,7 @@ func (s *Session) fillScreen(r *Result, secrets []string) {
 	r.Output = redact(strings.Join(lines, "\n"), secrets)
 	r.Mode = "screen"
 	r.Cursor = &Cursor{Row: snap.CursorRow + 1, Col: snap.CursorCol + 1}
+	return snap
 }
 
 // earlier returns what c's result carries before its own output: what
@@ -884,8 +924,14 @@ func (s *Session) renderEarlier(from, to int64, drop []string, prompt string) *E
 	b, gone := s.ring.AppendRange(nil, from, to)
 	first := s.lines.LineAt(max(from, s.ring.Start()))
 	secrets := s.secrets
+	rows := s.size.Rows
+	if seed, nl := s.seedLocked(from); len(seed) > 0 && gone == 0 {
+		// The rest of a program's frames, over its screen (readseed.go).
+		b = append(seed, b...)
+		first = max(first-int64(nl), 1)
+	}
 	s.mu.Unlock()
-	lines, nums := reduce.RenderNumbered(b)
+	lines, nums := reduce.RenderRows(b, rows)
 	prompt = strings.TrimRight(prompt, " ")
 	keep := lines[:0]
 	keepNums := nums[:0]
@@ -1179,6 +1225,7 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 	}
 	b, _ := s.ring.AppendRange(nil, fromOff, toOff)
 	secrets := s.secrets
+	rows := s.size.Rows
 	s.mu.Unlock()
 	r := Result{SessionID: s.id, Mode: "range", Offset: fromOff, NextOffset: toOff, FirstLine: from, LastLine: to, Note: note}
 	if req.Raw {
@@ -1188,7 +1235,7 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 			r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
 		}
 	} else {
-		lines := reduce.Render(b)
+		lines, _ := reduce.RenderRows(b, rows)
 		if n := int(to - from + 1); len(lines) > n {
 			lines = lines[:n]
 		}

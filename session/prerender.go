@@ -48,6 +48,13 @@ func (s *Session) prerender(c *command) {
 				return
 			}
 			c.pre = &prerender{from: c.Anchor, fed: c.Anchor, first: s.lines.LineAt(c.Anchor)}
+			c.pre.c.Rows = s.size.Rows
+			if seed, nl := s.seedLocked(c.Anchor); len(seed) > 0 {
+				// The rest of a program's frames, over its screen
+				// (readseed.go): a few KiB at most.
+				c.pre.c.Write(seed)
+				c.pre.first = max(c.pre.first-int64(nl), 1)
+			}
 		}
 		p := c.pre
 		end := s.ring.End()

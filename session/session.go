@@ -98,6 +98,7 @@ type Session struct {
 	target     transport.Target // what it was opened with (transfer.go)
 	cwd        cwdTracker       // the directory OSC 7 last reported (transfer.go)
 	tap        *Tap             // a transfer that borrowed the terminal (transfer.go)
+	seed       screenSeed       // the screen a result last returned for a program that redraws in place (readseed.go)
 
 	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
 

@@ -24,51 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/sshdtest"
-	"github.com/ttymux/ttymux/internal/testwait"
-	"github.com/ttymux/ttymux/session"
 	agentc "github.com/ttymux/ttymux/transport/agent"
 )
-
-// TestQATopReadKeepsHeader: `read` (mode new, the default) while top
-// redraws the normal screen returned frames whose Mem, Swap, blank and PID
-// header rows were blank (collapsed into "previous line repeated 3 more
-// times"), frames glued to each other: the rows issue #13 item 8 saw
-// vanish from screen reads, now in the default read. top's own send
-// result is the rendered screen.
-func TestQATopReadKeepsHeader(t *testing.T) {
-	if _, err := exec.LookPath("top"); err != nil {
-		t.Skip("top not installed")
-	}
-	cs := newTestClient(t)
-	id := openPlain(t, cs, nil)
-	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "top -d 0.3", "timeout_ms": 20000})
-	if r.Complete {
-		t.Fatalf("top: %+v", r)
-	}
-	defer mustSend(t, cs, map[string]any{"session_id": id, "text": "q", "enter": false, "timeout_ms": 20000})
-	var frames []string
-	testwait.Until(t, "three top frames in reads", 20*time.Second, func() bool {
-		var rr session.Result
-		if res := call(t, cs, "read", map[string]any{"session_id": id, "wait": true, "timeout_ms": 1000}, &rr); res.IsError {
-			t.Fatalf("read: %s", resultText(res))
-		}
-		for _, f := range strings.Split(rr.Output, "top - ")[1:] {
-			if strings.Contains(f, "Tasks:") && strings.Contains(f, "%Cpu") {
-				frames = append(frames, f)
-			}
-		}
-		return len(frames) >= 3
-	})
-	for i, f := range frames {
-		if !strings.Contains(f, "Mem") || !strings.Contains(f, "PID") {
-			head := f
-			if len(head) > 600 {
-				head = head[:600]
-			}
-			t.Errorf("frame %d of read's output lacks top's Mem or PID header rows:\ntop - %s", i, head)
-		}
-	}
-}
 
 // TestQAFloodMemory: issue #13 item 7, three `yes | head -c 100000000`
 // floods in one session, the built server's peak resident set. Through an

@@ -40,6 +40,10 @@ const (
 // Write accepts chunks split anywhere, as Renderer.Write does. The zero
 // Collector is ready to use. A Collector is not safe for concurrent use.
 type Collector struct {
+	// Rows, if not zero, is the terminal's height (see Renderer.Rows).
+	// Set it before the first Write.
+	Rows int
+
 	r Renderer
 
 	head      []string
@@ -75,6 +79,7 @@ type midItem struct {
 // Write renders p. It always returns len(p), nil.
 func (c *Collector) Write(p []byte) (int, error) {
 	n := len(p)
+	c.r.Rows = c.Rows // read by the first Write only
 	for len(p) > 0 {
 		// In pieces, so the renderer never holds more than a piece's
 		// lines before take keeps what a result can show: one 8 MiB

@@ -7,8 +7,11 @@
 // progress displays (cursor-up redraws) resolved to the text they leave on
 // the screen. It copies plain text in bulk, so it can run over megabytes of
 // build output; full-screen programs (vim, htop, less) need a real VT
-// emulator and belong to session/screen. Render and StripANSI wrap it for a
-// whole buffer and for a single string.
+// emulator and belong to session/screen. Given the terminal's height
+// (Renderer.Rows), it also follows a program that redraws the normal
+// screen in place with cursor homes (top), which renders as its last
+// frame. Render, RenderRows and StripANSI wrap it for a whole buffer and
+// for a single string.
 //
 // Reduce then shortens the rendered lines: given the command line the
 // output belongs to (Options.Command), a reducer for that command (git,
@@ -33,5 +36,5 @@
 // lines), read the ring, or redact secrets.
 //
 // A Renderer is not safe for concurrent use; Render, RenderNumbered,
-// StripANSI and Reduce are, as they share no state.
+// RenderRows, StripANSI and Reduce are, as they share no state.
 package reduce

@@ -60,9 +60,24 @@ const (
 // than those above; where a sequence ends is internal/termseq's to say, as
 // for the screen and the completion detector. 8-bit C1 bytes are not
 // controls in a UTF-8 stream: they show as U+FFFD. CSI 1J
-// and 2J (clear screen) are ignored so that no output disappears. Invalid
+// and 2J (clear screen) are ignored so that no output disappears, and so
+// are CSI H, f and d outside a status line, unless Rows is set. Invalid
 // UTF-8 becomes U+FFFD, one per invalid byte, so a line never holds invalid
 // UTF-8 or an ESC byte.
+//
+// With Rows set, the Renderer also follows a program that redraws the
+// normal screen in place: CSI H, f and d (outside a status line) move the
+// cursor to that row of the screen, as in a terminal. top moves the cursor
+// home for each frame and skips, with a bare "\r\n", the rows that did not
+// change: its frames render as its last one, each row where it belongs,
+// instead of one after another with the skipped rows blank. The screen's
+// top row is not known until the first cursor home or clear screen places
+// it, on a new row after the output so far (rows above it, drawn before
+// the stream began, cannot be known); from then on it moves down as
+// output scrolls past Rows rows, as a terminal's does. A clear screen
+// (CSI 2J, or CSI J at the screen's top left, as `clear` writes for some
+// terminals) starts a new screen after the output instead of erasing it,
+// so that no output disappears.
 //
 // Columns count runes: a wide (CJK, emoji) or combining character takes one
 // column. Overwriting a line that mixes them with cursor motions can differ
@@ -95,6 +110,12 @@ type Renderer struct {
 	// exact. Set it before the first Write.
 	Window int
 
+	// Rows, if not zero, is the terminal's height: the Renderer then
+	// follows a program that redraws the screen in place (top on the
+	// normal screen) as a terminal does. See the type comment. The window
+	// holds at least Rows lines. Set it before the first Write.
+	Rows int
+
 	lines []string // completed lines when Emit is nil
 	nums  []int64
 	store arena // the text of lines when Emit is nil
@@ -104,6 +125,15 @@ type Renderer struct {
 	start, n int
 	y, x     int   // cursor row (index into the window) and column
 	nl       int64 // '\n' bytes seen
+
+	// The screen, when Rows is set. Rows are counted from the first row
+	// the Renderer made: base is the count of window row 0 (rows that
+	// left the window came before it), top the count of the screen's top
+	// row, known once a cursor home or a clear screen placed it (hasTop).
+	rows   int
+	base   int64
+	top    int64
+	hasTop bool
 
 	// Cursor save (ESC 7, CSI s) and the status-line heuristic.
 	saved    bool  // a save is in effect
@@ -224,10 +254,14 @@ func (r *Renderer) init() {
 	if w <= 0 {
 		w = DefaultWindow
 	}
-	r.ring = make([]row, w)
+	r.rows = min(max(r.Rows, 0), maxRows)
+	r.ring = make([]row, max(w, r.rows))
 	r.n = 1
 	r.seq.MaxString = maxString
 }
+
+// maxRows bounds Renderer.Rows, and so the window it makes.
+const maxRows = 1000
 
 // row returns row i of the window, 0 <= i < len(r.ring).
 func (r *Renderer) row(i int) *row {
@@ -483,6 +517,7 @@ func (r *Renderer) addLines(p []byte, batch []span) {
 	if direct := len(batch) - (len(r.ring) - 1); direct > 0 {
 		// All rows above the cursor and the first lines of the batch
 		// scroll out of the window: emit them without going through it.
+		r.base += int64(r.n-1) + int64(direct)
 		for r.n > 1 {
 			r.emit(r.row(0))
 			if r.start++; r.start == len(r.ring) {
@@ -715,6 +750,7 @@ func (r *Renderer) lf(nl bool) {
 		if r.start++; r.start == len(r.ring) {
 			r.start = 0
 		}
+		r.base++
 	} else {
 		r.n++
 	}
@@ -823,7 +859,10 @@ func (r *Renderer) csi(final byte) {
 	case 'K': // EL
 		r.eraseLine(r.param(0, 0))
 	case 'J': // ED: only "below" is safe to apply; see the type comment
-		if r.param(0, 0) == 0 {
+		switch mode := r.param(0, 0); {
+		case r.rows > 0 && (mode == 2 || mode == 0 && r.x == 0 && r.y == r.screenTop()):
+			r.clearScreen()
+		case mode == 0:
 			r.cur().truncate(r.x)
 			r.n = r.y + 1
 		}
@@ -840,10 +879,80 @@ func (r *Renderer) csi(final byte) {
 	case 'u': // SCORC
 		r.restore()
 	case 'H', 'f', 'd': // CUP, HVP, VPA
-		if r.armed {
+		switch {
+		case r.armed:
 			r.detached = true
+		case r.rows > 0 && final == 'd':
+			r.moveTo(n, r.x)
+		case r.rows > 0:
+			r.moveTo(n, r.param(1, 1)-1)
 		}
 	}
+}
+
+// screenTop returns the window index of the screen's top row, or -1 if it
+// is not known (Rows is not set, no cursor home or clear screen placed it,
+// or it has left the window). Output that scrolled past Rows rows below
+// it has moved it down, as it scrolls a terminal's screen.
+func (r *Renderer) screenTop() int {
+	if !r.hasTop {
+		return -1
+	}
+	bottom := r.base + int64(r.n) - 1
+	r.top = max(r.top, bottom-int64(r.rows)+1)
+	if r.top < r.base || r.top > bottom {
+		r.hasTop = false // above the window, or erased (CSI J above it)
+		return -1
+	}
+	return int(r.top - r.base)
+}
+
+// newScreen places the screen's top row on the row after the output: the
+// bottom row of the window if it is empty, else a new one.
+func (r *Renderer) newScreen() {
+	r.y = r.n - 1
+	if r.row(r.y).w > 0 {
+		r.lf(false)
+	}
+	r.top, r.hasTop = r.base+int64(r.y), true
+}
+
+// moveTo moves the cursor to row (counting from 1) and column x of the
+// screen, making the rows between its bottom and row if they do not exist
+// yet (a terminal's rows below the output are empty). Without a known top
+// row, a cursor home starts the screen after the output so far
+// (newScreen); a move to another row goes to that row too, without
+// placing the screen or making up rows above it (top, quitting, moves to
+// its last row before the shell's prompt).
+func (r *Renderer) moveTo(row, x int) {
+	if r.screenTop() < 0 {
+		r.newScreen()
+		if row > 1 {
+			r.hasTop = false
+			r.x = 0
+			r.column(x)
+			return
+		}
+	}
+	row = min(max(row, 1), r.rows)
+	for r.base+int64(r.n)-1 < r.top+int64(row)-1 {
+		r.y = r.n - 1
+		r.lf(false)
+	}
+	r.y = int(r.top - r.base + int64(row) - 1)
+	r.x = 0
+	r.column(x)
+}
+
+// clearScreen starts a new screen after the output (see the type
+// comment), with the cursor on the same row and column of it.
+func (r *Renderer) clearScreen() {
+	row, x := 1, r.x
+	if t := r.screenTop(); t >= 0 && r.y >= t {
+		row = r.y - t + 1
+	}
+	r.newScreen()
+	r.moveTo(row, x)
 }
 
 func (r *Renderer) eraseLine(mode int) {
@@ -925,6 +1034,7 @@ func (r *Renderer) Flush() {
 	}
 	r.seq.Skip(0) // drops an unfinished sequence
 	r.detached, r.armed, r.saved = false, false, false
+	r.base, r.hasTop = r.base+int64(r.n), false
 	for i := 0; i < r.n; i++ {
 		l := r.row(i)
 		if i == r.n-1 && l.w == 0 {
@@ -993,8 +1103,13 @@ func Render(p []byte) []string {
 //
 // The lines share a few large allocations, about as large as p in all: a
 // line kept after the others are dropped keeps the others' memory too.
-func RenderNumbered(p []byte) (lines []string, nums []int64) {
-	var r Renderer
+func RenderNumbered(p []byte) (lines []string, nums []int64) { return RenderRows(p, 0) }
+
+// RenderRows is RenderNumbered for output written to a terminal of rows
+// rows (Renderer.Rows): a program that redraws the screen in place comes
+// out as its last screen.
+func RenderRows(p []byte, rows int) (lines []string, nums []int64) {
+	r := Renderer{Rows: rows}
 	// Most streams have about one line per '\n', and little more text
 	// than bytes: make room for them up front.
 	n := bytes.Count(p, []byte{'\n'}) + 1
@@ -1017,11 +1132,12 @@ var ringPool = sync.Pool{New: func() any { rg := make([]row, DefaultWindow); ret
 // for a Renderer that calls returnRing once its lines are out (they live in
 // its store, never in the rows).
 func (r *Renderer) borrowRing() {
-	if r.ring != nil || (r.Window > 0 && r.Window != DefaultWindow) {
+	if r.ring != nil || (r.Window > 0 && r.Window != DefaultWindow) || r.Rows > DefaultWindow {
 		return
 	}
 	r.ring, r.n = *ringPool.Get().(*[]row), 1
 	r.ring[0].reset(0)
+	r.rows = max(r.Rows, 0)
 	r.seq.MaxString = maxString // what init does besides the window
 }
 

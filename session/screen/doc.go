@@ -22,7 +22,9 @@
 // the new bytes (bytes.IndexByte for ESC; state is carried across chunks,
 // so the result does not depend on where the stream was split). The
 // scanner finds terminal queries, alternate-screen switches (DEC private
-// modes 47, 1047, 1049; RIS), control strings and the window title. A
+// modes 47, 1047, 1049; RIS), control strings, the window title, and a
+// program that hid the cursor and moves it to absolute positions on the
+// normal screen, as top does ([Screen.RedrawsInPlace]). A
 // goroutine feeds the backlog to the emulator when the output has been
 // quiet for 15 ms (if the emulator exists or the program is on the
 // alternate screen, see below), at once when a query waits for its answer

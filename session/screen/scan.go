@@ -122,6 +122,14 @@ type scanner struct {
 	// the Screen last looked (a program that redraws the screen in place,
 	// as top does, rather than scrolling).
 	addressed bool
+	// hidden: the cursor is hidden (DECTCEM reset); inPlace: since it was
+	// hidden, the program moved it to an absolute position (CUP, HVP,
+	// VPA) on the normal screen. Both together are a program that
+	// redraws the normal screen in place, as top does (see
+	// Screen.RedrawsInPlace). A move while the cursor is saved (ESC 7,
+	// CSI s) paints a status line elsewhere and comes back (apt's
+	// progress bar under scrolling output): it does not count.
+	hidden, inPlace, saved bool
 
 	// queries are the backlog spans of the queries found by the last
 	// scan, for Write to answer or mute; an OSC query's end is -1 (its
@@ -155,9 +163,13 @@ func (sc *scanner) scan(b *backlog, p []byte, base int) (query bool) {
 		i += n
 		switch ev {
 		case termseq.Esc:
-			if sc.seq.Final() == 'c' && sc.seq.Inter() == 0 { // RIS
+			switch f := sc.seq.Final(); {
+			case sc.seq.Inter() != 0:
+			case f == 'c': // RIS
 				b.trans = append(b.trans, transition{start: sc.escStart(), end: base + i, kind: ris})
-				sc.alt = false
+				sc.alt, sc.hidden, sc.inPlace, sc.saved = false, false, false, false
+			case f == '7' || f == '8': // DECSC, DECRC
+				sc.saved = f == '7'
 			}
 			sc.ground(b, base+i)
 		case termseq.CSI:
@@ -272,9 +284,22 @@ func (sc *scanner) dispatchCSI(b *backlog, end int) (query bool) {
 		return inter == 0 && (marker == 0 || marker == '>') && params[0] <= 0
 	case 'p': // DECRQM
 		return inter == '$'
-	case 'H', 'f', 'J': // CUP, HVP, ED
+	case 's': // SCOSC without parameters (else DECSLRM)
+		if inter == 0 && marker == 0 && len(params) == 1 && params[0] < 0 {
+			sc.saved = true
+		}
+	case 'u': // SCORC
+		if inter == 0 && marker == 0 {
+			sc.saved = false
+		}
+	case 'H', 'f', 'J', 'd': // CUP, HVP, ED, VPA
 		if !sc.alt && inter == 0 && marker == 0 {
-			sc.addressed, b.addressed = true, true
+			if final != 'd' {
+				sc.addressed, b.addressed = true, true
+			}
+			if final != 'J' && sc.hidden && !sc.saved {
+				sc.inPlace = true
+			}
 		}
 	case 'h', 'l': // SM, RM
 		if marker != '?' || inter != 0 {
@@ -296,10 +321,12 @@ func (sc *scanner) dispatchCSI(b *backlog, end int) (query bool) {
 				}
 			case 2048: // in-band resize: vt reports the size when it is set
 				query = query || on
+			case 25: // DECTCEM: show (h) or hide (l) the cursor
+				sc.hidden, sc.inPlace = !on, false
 			}
 		}
 		if mode != 0 && on != sc.alt {
-			sc.alt = on
+			sc.alt, sc.inPlace = on, false
 			k := altOff
 			if on {
 				k = altOn

@@ -398,6 +398,18 @@ func (s *Screen) AltScreen() bool {
 	return s.sc.alt
 }
 
+// RedrawsInPlace reports whether the program draws on the normal screen
+// as a full-screen program does: it hid the cursor and, since then, moved
+// it to absolute positions (CUP, HVP, VPA), as top does for every frame.
+// Such a program skips the rows that did not change since its last frame,
+// so its output makes sense only as its screen (issue #13 item 8). Showing
+// the cursor, a switch of screens or a reset ends it.
+func (s *Screen) RedrawsInPlace() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sc.inPlace && s.sc.hidden && !s.sc.alt
+}
+
 // Snapshot brings the emulator up to date with everything written so far
 // and returns the screen. After a flood, only its tail is replayed (see the
 // package documentation), which takes at most a few tens of milliseconds.

@@ -108,3 +108,40 @@ func TestTopRowsKept(t *testing.T) {
 	}
 	checkScreen(t, "after the frames", s.Snapshot().Lines, want)
 }
+
+// TestRedrawsInPlace: a program that hides the cursor and moves it to
+// absolute positions on the normal screen (top) is told apart from a
+// clear screen, a spinner that hides the cursor and redraws its line, and
+// a program on the alternate screen; showing the cursor ends it.
+func TestRedrawsInPlace(t *testing.T) {
+	data, _, _ := topReplay(t)
+	tests := []struct {
+		name string
+		in   []string // written in turn
+		want bool
+	}{
+		{name: "top", in: []string{string(data)}, want: true},
+		{name: "top split", in: []string{string(data[:20]), string(data[20:])}, want: true},
+		{name: "top quit", in: []string{string(data), "\x1b[24;1H\x1b[?12l\x1b[?25h\r\n$ "}, want: false},
+		{name: "clear", in: []string{"\x1b[H\x1b[2J\x1b[3J$ "}, want: false},
+		{name: "spinner", in: []string{"\x1b[?25l", "\r\x1b[K| build", "\r\x1b[K/ build", "\x1b[1A\x1b[2K\x1b[G- build"}, want: false},
+		{name: "home before hiding", in: []string{"\x1b[H\x1b[2J", "\x1b[?25lspinning"}, want: false},
+		{name: "alternate screen", in: []string{"\x1b[?1049h\x1b[?25l\x1b[H\x1b[2Jvim"}, want: false},
+		{name: "after the alternate screen", in: []string{"\x1b[?25l\x1b[H", "\x1b[?1049h\x1b[H", "\x1b[?1049l"}, want: false},
+		{name: "reset", in: []string{"\x1b[?25l\x1b[H", "\x1bc"}, want: false},
+		{name: "line position", in: []string{"\x1b[?25l\x1b[3d"}, want: true},
+		{name: "status line", in: []string{"\x1b[?25l", "a\r\n\x1b7\x1b[24;0fProgress: [ 20%]\x1b8b\r\n", "\x1b[s\x1b[24;1HProgress: [ 40%]\x1b[uc\r\n"}, want: false},
+		{name: "after a status line", in: []string{"\x1b[?25l\x1b7\x1b[24;0fProgress\x1b8", "\x1b[H"}, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestScreen(t, 24, 80, Options{}, noQuiet)
+			for _, p := range tt.in {
+				s.Write([]byte(p))
+			}
+			if got := s.RedrawsInPlace(); got != tt.want {
+				t.Errorf("RedrawsInPlace() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
