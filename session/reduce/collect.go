@@ -46,10 +46,11 @@ type Collector struct {
 	headNums  []int64
 	headBytes int
 
-	// The window: lines win[ws:], oldest first.
+	// The window: the last lines, oldest first from win[ws], a ring once
+	// it holds collectWindow lines (len(win) grows to that, then stays).
 	win      []string
 	winNums  []int64
-	ws       int
+	ws, wn   int // the oldest line's index and the count
 	winBytes int
 
 	mid       []midItem
@@ -96,7 +97,7 @@ func (c *Collector) Write(p []byte) (int, error) {
 
 // collectPiece is the most output Write renders before it keeps what a
 // result can show of it.
-const collectPiece = 64 << 10
+const collectPiece = 16 << 10
 
 // Lines returns how many lines have been completed so far.
 func (c *Collector) Lines() int64 { return c.total }
@@ -113,38 +114,63 @@ func (c *Collector) take() {
 	if len(nums) > 0 {
 		c.lastNum = nums[len(nums)-1]
 	}
-	if i < len(lines) && c.win == nil {
-		// Room for the window and the lines that leave it before the
-		// next compaction (below), once: growing a slice of strings by
-		// doubling while the garbage collector marks was most of take's
-		// time for a long command (issue #17).
-		c.win = make([]string, 0, 2*collectWindow+len(lines)-i)
-		c.winNums = make([]int64, 0, cap(c.win))
-	} else if c.ws > 0 && len(c.win)+len(lines)-i > cap(c.win) {
-		c.compact()
-	}
 	for ; i < len(lines); i++ {
-		c.win = append(c.win, lines[i])
-		c.winNums = append(c.winNums, nums[i])
-		c.winBytes += len(lines[i])
-		for len(c.win)-c.ws > 1 && (len(c.win)-c.ws > collectWindow || c.winBytes > collectWinBytes) {
-			c.leave(c.win[c.ws], c.winNums[c.ws])
-			c.winBytes -= len(c.win[c.ws])
-			c.win[c.ws] = ""
-			c.ws++
+		if c.wn == collectWindow {
+			c.drop()
 		}
-	}
-	if c.ws > 4096 && c.ws > len(c.win)/2 {
-		c.compact()
+		c.push(lines[i], nums[i])
+		for c.wn > 1 && c.winBytes > collectWinBytes {
+			c.drop()
+		}
 	}
 }
 
-// compact moves the window's lines to the front of c.win.
-func (c *Collector) compact() {
-	n := copy(c.win, c.win[c.ws:])
-	copy(c.winNums, c.winNums[c.ws:])
-	clear(c.win[n:])
-	c.win, c.winNums, c.ws = c.win[:n], c.winNums[:n], 0
+// push adds a line to the window's end. The window's slices grow by
+// doubling up to collectWindow lines and are a ring from then on: 240 KB
+// for the window of a long command, where a slice of strings that the
+// window slid along held twice that and more (issue #17).
+func (c *Collector) push(s string, num int64) {
+	if c.wn == len(c.win) {
+		// Full below collectWindow lines (take drops one at that size):
+		// grow, oldest first from index 0.
+		n := min(max(2*len(c.win), 1024), collectWindow)
+		win, nums := make([]string, n), make([]int64, n)
+		k := copy(win, c.win[c.ws:])
+		copy(win[k:], c.win[:c.ws])
+		copy(nums, c.winNums[c.ws:])
+		copy(nums[k:], c.winNums[:c.ws])
+		c.win, c.winNums, c.ws = win, nums, 0
+	}
+	k := c.ws + c.wn
+	if k >= len(c.win) {
+		k -= len(c.win)
+	}
+	c.win[k], c.winNums[k] = s, num
+	c.wn++
+	c.winBytes += len(s)
+}
+
+// drop takes the window's oldest line out of it, to the middle.
+func (c *Collector) drop() {
+	s := c.win[c.ws]
+	c.leave(s, c.winNums[c.ws])
+	c.winBytes -= len(s)
+	c.win[c.ws] = ""
+	c.wn--
+	if c.ws++; c.ws == len(c.win) {
+		c.ws = 0
+	}
+}
+
+// window returns the window's lines and nums, oldest first.
+func (c *Collector) window() ([]string, []int64) {
+	if c.ws+c.wn <= len(c.win) {
+		return c.win[c.ws : c.ws+c.wn], c.winNums[c.ws : c.ws+c.wn]
+	}
+	n := len(c.win) - c.ws
+	lines := append(append(make([]string, 0, c.wn), c.win[c.ws:]...), c.win[:c.wn-n]...)
+	nums := append(append(make([]int64, 0, c.wn), c.winNums[c.ws:]...), c.winNums[:c.wn-n]...)
+	return lines, nums
 }
 
 // leave takes a line that leaves the window for the middle.
@@ -205,10 +231,10 @@ func (c *Collector) Finish(rest []byte, first int64, hint func(from, to int64) s
 		c.head, c.win, c.mid = nil, nil, nil
 		return []string{text}, []int64{0}, []Gap{{Index: 0, Lines: c.total}}
 	}
-	n := len(c.head) + len(c.mid) + len(c.win) - c.ws
+	n := len(c.head) + len(c.mid) + c.wn
 	lines = append(make([]string, 0, n), c.head...)
 	nums = append(make([]int64, 0, n), c.headNums...)
-	win, winNums := c.win[c.ws:], c.winNums[c.ws:]
+	win, winNums := c.window()
 	for k, m := range c.mid {
 		if m.n == 0 {
 			lines = append(lines, m.text)
