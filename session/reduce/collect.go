@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Limits of a Collector. Reduce returns at most the head and tail of a fold
@@ -48,10 +49,15 @@ type Collector struct {
 
 	// The window: the last lines, oldest first from win[ws], a ring once
 	// it holds collectWindow lines (len(win) grows to that, then stays).
-	win      []string
-	winNums  []int64
+	// Their text is in wb (see push).
+	win      []wline
 	ws, wn   int // the oldest line's index and the count
 	winBytes int
+	wb       []byte // the window's text: bytes wbase.. of all it was given
+	wbase    int64
+	wend     int64 // wbase + len(wb)
+
+	own arena // the text of the head's lines
 
 	mid       []midItem
 	keptBytes int
@@ -61,6 +67,13 @@ type Collector struct {
 	// Bytes written, and of them those that text does not hold (see
 	// binaryBytes), to tell binary output from text.
 	written, odd int64
+}
+
+// A wline is a line of the window: its text is bytes off..off+n of what
+// the window was given (wb from wbase on).
+type wline struct {
+	off, num int64
+	n        int
 }
 
 // A midItem is a line kept from the middle (n == 0) or a run of n lines
@@ -74,7 +87,13 @@ type midItem struct {
 }
 
 // Write renders p. It always returns len(p), nil.
+//
+// The Collector keeps its own copy of the lines it holds, and lets the
+// renderer reuse its memory for the others (Renderer.borrow): the text of
+// a long command's lines, about a byte for each byte of output, is no
+// longer garbage for the collector to collect (issue #17).
 func (c *Collector) Write(p []byte) (int, error) {
+	c.r.borrow = true
 	n := len(p)
 	for len(p) > 0 {
 		// In pieces, so the renderer never holds more than a piece's
@@ -106,7 +125,7 @@ func (c *Collector) take() {
 	lines, nums := c.r.Take()
 	i := 0
 	for ; i < len(lines) && len(c.head) < collectHead && c.headBytes < collectHeadBytes; i++ {
-		c.head = append(c.head, lines[i])
+		c.head = append(c.head, c.own.add(bytesOf(lines[i])))
 		c.headNums = append(c.headNums, nums[i])
 		c.headBytes += len(lines[i])
 	}
@@ -125,37 +144,63 @@ func (c *Collector) take() {
 	}
 }
 
-// push adds a line to the window's end. The window's slices grow by
+// push adds a line to the window's end. The window's entries grow by
 // doubling up to collectWindow lines and are a ring from then on: 240 KB
 // for the window of a long command, where a slice of strings that the
-// window slid along held twice that and more (issue #17).
+// window slid along held twice that and more. Its text is copied to wb,
+// in order, so the window's oldest line starts its live bytes: when wb is
+// full those move to its front, or wb grows when they fill half of it, so
+// wb holds at most twice the window's bytes and copies each byte about
+// twice (issue #17).
 func (c *Collector) push(s string, num int64) {
 	if c.wn == len(c.win) {
 		// Full below collectWindow lines (take drops one at that size):
 		// grow, oldest first from index 0.
 		n := min(max(2*len(c.win), 1024), collectWindow)
-		win, nums := make([]string, n), make([]int64, n)
+		win := make([]wline, n)
 		k := copy(win, c.win[c.ws:])
 		copy(win[k:], c.win[:c.ws])
-		copy(nums, c.winNums[c.ws:])
-		copy(nums[k:], c.winNums[:c.ws])
-		c.win, c.winNums, c.ws = win, nums, 0
+		c.win, c.ws = win, 0
 	}
+	if len(c.wb)+len(s) > cap(c.wb) {
+		from := c.wend
+		if c.wn > 0 {
+			from = c.win[c.ws].off
+		}
+		live := c.wb[from-c.wbase:]
+		if need := len(live) + len(s); 2*need > cap(c.wb) {
+			c.wb = append(make([]byte, 0, max(2*need, 4<<10)), live...)
+		} else {
+			c.wb = c.wb[:copy(c.wb, live)]
+		}
+		c.wbase = from
+	}
+	c.wb = append(c.wb, s...)
 	k := c.ws + c.wn
 	if k >= len(c.win) {
 		k -= len(c.win)
 	}
-	c.win[k], c.winNums[k] = s, num
+	c.win[k] = wline{off: c.wend, num: num, n: len(s)}
+	c.wend += int64(len(s))
 	c.wn++
 	c.winBytes += len(s)
 }
 
+// text returns the text of a window line, which lives in wb until the line
+// leaves the window (a string that Finish hands out lives as long as it is
+// used: wb is never written again).
+func (c *Collector) text(l wline) string {
+	if l.n == 0 {
+		return ""
+	}
+	return unsafe.String(&c.wb[l.off-c.wbase], l.n)
+}
+
 // drop takes the window's oldest line out of it, to the middle.
 func (c *Collector) drop() {
-	s := c.win[c.ws]
-	c.leave(s, c.winNums[c.ws])
-	c.winBytes -= len(s)
-	c.win[c.ws] = ""
+	l := c.win[c.ws]
+	c.leave(c.text(l), l.num)
+	c.winBytes -= l.n
 	c.wn--
 	if c.ws++; c.ws == len(c.win) {
 		c.ws = 0
@@ -164,14 +209,20 @@ func (c *Collector) drop() {
 
 // window returns the window's lines and nums, oldest first.
 func (c *Collector) window() ([]string, []int64) {
-	if c.ws+c.wn <= len(c.win) {
-		return c.win[c.ws : c.ws+c.wn], c.winNums[c.ws : c.ws+c.wn]
+	lines, nums := make([]string, 0, c.wn), make([]int64, 0, c.wn)
+	for i := range c.wn {
+		k := c.ws + i
+		if k >= len(c.win) {
+			k -= len(c.win)
+		}
+		lines = append(lines, c.text(c.win[k]))
+		nums = append(nums, c.win[k].num)
 	}
-	n := len(c.win) - c.ws
-	lines := append(append(make([]string, 0, c.wn), c.win[c.ws:]...), c.win[:c.wn-n]...)
-	nums := append(append(make([]int64, 0, c.wn), c.winNums[c.ws:]...), c.winNums[:c.wn-n]...)
 	return lines, nums
 }
+
+// bytesOf returns s's bytes, which must not be changed.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // leave takes a line that leaves the window for the middle.
 func (c *Collector) leave(s string, num int64) {

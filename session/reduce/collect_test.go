@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,8 @@ import (
 // of short lines and of lines long enough that the byte limit, not the
 // count, decides what the window holds (also while its slices still grow),
 // the lines Finish returns end with exactly the lines the limits allow, in
-// order, and every line is either returned or counted by a gap.
+// order, and every line is either returned or counted by a gap; each
+// Write's bytes are overwritten once it returned.
 func TestCollectorWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
@@ -57,7 +59,13 @@ func TestCollectorWindow(t *testing.T) {
 			var c Collector
 			for i := 0; i < len(data); {
 				k := min(len(data)-i, 1+rng.IntN(50000))
-				c.Write(data[i : i+k])
+				// A reused read buffer: nothing the Collector keeps may
+				// point into what it was given.
+				buf := slices.Clone(data[i : i+k])
+				c.Write(buf)
+				for j := range buf {
+					buf[j] = 'Z'
+				}
 				i += k
 			}
 			lines, nums, gaps := c.Finish(nil, 1, fillHint)
@@ -80,6 +88,12 @@ func TestCollectorWindow(t *testing.T) {
 			for k := range want {
 				if got[k] != want[k] || gotNums[k] != wantNums[k] {
 					t.Fatalf("window line %d of %d: %.40q (num %d), want %.40q (num %d)", k, w, got[k], gotNums[k], want[k], wantNums[k])
+				}
+			}
+			// The head is the first lines, whole.
+			for k := range len(c.head) {
+				if lines[k] != all[k] || nums[k] != allNums[k] {
+					t.Fatalf("head line %d: %.40q (num %d), want %.40q (num %d)", k, lines[k], nums[k], all[k], allNums[k])
 				}
 			}
 			// Every error line is returned, the middle's too.
@@ -105,5 +119,83 @@ func TestCollectorWindow(t *testing.T) {
 				t.Errorf("output that fits came back with %d gaps, %d of %d lines", len(gaps), len(lines), len(all))
 			}
 		})
+	}
+}
+
+// TestRenderBorrow: a borrowing Renderer (what a Collector uses) renders
+// every stream of the corpus as the slow path does, cut at the same places
+// (a C1 control split by a cut renders differently), although
+// the lines Take returns are copied right away and each Write's bytes are
+// overwritten once it returned, as a reused read buffer would be: nothing
+// it keeps points into them.
+func TestRenderBorrow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, in := range renderCorpus() {
+		for _, window := range []int{0, 1, 3, 8} {
+			for k := range 12 {
+				var cuts []int
+				for range k % 4 * 3 {
+					cuts = append(cuts, rng.IntN(len(in)+1))
+				}
+				slices.Sort(cuts)
+				renderBorrowed(t, in, cuts, window)
+			}
+		}
+	}
+}
+
+func FuzzRenderBorrow(f *testing.F) {
+	for _, in := range renderCorpus() {
+		if len(in) < 2000 {
+			f.Add(in, uint16(len(in)/2), uint16(len(in)/3), uint8(0))
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte, cut, cut2 uint16, window uint8) {
+		cuts := []int{int(cut), int(cut2)}
+		slices.Sort(cuts)
+		renderBorrowed(t, in, cuts, int(window%6))
+	})
+}
+
+func renderBorrowed(t *testing.T, in []byte, cuts []int, window int) {
+	t.Helper()
+	var want []string
+	var wantNums []int64
+	slow := Renderer{Window: window, slow: true, Emit: func(s string, num int64) {
+		want, wantNums = append(want, s), append(wantNums, num)
+	}}
+	prev := 0
+	for _, c := range append(slices.Clone(cuts), len(in)) {
+		c = min(max(c, prev), len(in))
+		slow.Write(in[prev:c])
+		prev = c
+	}
+	slow.Flush()
+
+	var got []string
+	var gotNums []int64
+	r := Renderer{Window: window, borrow: true}
+	take := func() {
+		lines, nums := r.Take()
+		for _, l := range lines {
+			got = append(got, strings.Clone(l))
+		}
+		gotNums = append(gotNums, nums...)
+	}
+	prev = 0
+	for _, c := range append(slices.Clone(cuts), len(in)) {
+		c = min(max(c, prev), len(in))
+		buf := slices.Clone(in[prev:c])
+		r.Write(buf)
+		take()
+		for i := range buf {
+			buf[i] = 'Z'
+		}
+		prev = c
+	}
+	r.Flush()
+	take()
+	if !slices.Equal(got, want) || !slices.Equal(gotNums, wantNums) {
+		t.Fatalf("%q cut at %v, window %d:\n got %q %v\nwant %q %v", in, cuts, window, got, gotNums, want, wantNums)
 	}
 }
