@@ -77,4 +77,4 @@ func (s *Session) prerender(c *command) {
 }
 
 // prerenderChunk is the most output prerender copies out of the log at once.
-const prerenderChunk = 256 << 10
+const prerenderChunk = 64 << 10

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +22,8 @@ import (
 // server (open_local persistent: false) and one held by the agent (the
 // default): `yes | head -c 100000000` (issue #13 item 7: under 64 MB) and
 // `seq 1 1000000` (DESIGN.md: ≤ 32 MB). A figure, not an assertion; see
-// docs/performance.md. With TTYMUX_BENCH_BASE=DIR it also runs the ttymux
+// docs/performance.md. The server is built as install.sh builds it
+// (installedBinary); with TTYMUX_BENCH_BASE=DIR it also runs the ttymux
 // and ttymux-agent in DIR, interleaved (see below).
 //
 //	go test -run XXX -bench ServerFloodPeakRSS -benchtime 1x ./cmd/ttymux
@@ -46,7 +50,7 @@ func BenchmarkServerFloodPeakRSS(b *testing.B) {
 			b.Run(held+"/"+strings.Fields(text)[0], func(b *testing.B) {
 				var rss, baseRSS float64
 				for b.Loop() {
-					rss += floodPeakRSS(b, ttymuxBinary(b), held, text)
+					rss += floodPeakRSS(b, installedBinary(b), held, text)
 					if base != "" {
 						baseRSS += floodPeakRSS(b, filepath.Join(base, "ttymux"), held, text)
 					}
@@ -107,6 +111,40 @@ func floodPeakRSS(b *testing.B, bin, held, text string) float64 {
 	call(b, cs, "close", map[string]any{"session_id": open.ID}, nil)
 	return rss
 }
+
+// installedBinary returns ttymux built as install.sh builds it on Linux
+// (CGO_ENABLED=0, -trimpath, stripped), with its agent beside it, once per
+// test binary: what a user runs, and what a memory figure is about. A
+// default `go build` here links libc (the cgo resolver and user lookup),
+// about 1.5–2 MB more resident (docs/performance.md, "2026-11-24, third
+// round"). Elsewhere it is ttymuxBinary.
+func installedBinary(t testing.TB) string {
+	t.Helper()
+	if goruntime.GOOS != "linux" {
+		return ttymuxBinary(t)
+	}
+	// In the directory of ttymuxBinary's build, which TestMain removes.
+	dir := filepath.Join(filepath.Dir(ttymuxBinary(t)), "installed")
+	installedOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", dir+"/", ".", "../ttymux-agent")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			installedErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		installedPath = filepath.Join(dir, "ttymux")
+	})
+	if installedErr != nil {
+		t.Fatal(installedErr)
+	}
+	return installedPath
+}
+
+var (
+	installedOnce sync.Once
+	installedPath string
+	installedErr  error
+)
 
 func peakRSSMB(b *testing.B, pid int) float64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")

@@ -18,8 +18,12 @@ const DefaultSize = 8 << 20
 // little costs little.
 const minAlloc = 4 << 10
 
-// directAlloc is the largest buffer grow reaches by doubling.
-const directAlloc = 1 << 20
+// directAlloc is the largest buffer grow reaches by doubling. It was 1 MiB:
+// the heap buffers 128 KiB to 1 MiB (2 MiB allocated, 1.5 MiB of it live
+// during the last copy) raised the garbage collector's goal while a flood
+// filled them, and were garbage once the mapped buffer took over (issue
+// #17). A mapped buffer costs only the pages written to it.
+const directAlloc = 64 << 10
 
 // ErrNegativeOffset is returned by ReadAt for an offset below 0. Such bytes
 // never existed, so it is not a gap.

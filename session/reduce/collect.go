@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Limits of a Collector. Reduce returns at most the head and tail of a fold
@@ -50,11 +51,17 @@ type Collector struct {
 	headNums  []int64
 	headBytes int
 
-	// The window: lines win[ws:], oldest first.
-	win      []string
-	winNums  []int64
-	ws       int
+	// The window: the last lines, oldest first from win[ws], a ring once
+	// it holds collectWindow lines (len(win) grows to that, then stays).
+	// Their text is in wb (see push).
+	win      []wline
+	ws, wn   int // the oldest line's index and the count
 	winBytes int
+	wb       []byte // the window's text: bytes wbase.. of all it was given
+	wbase    int64
+	wend     int64 // wbase + len(wb)
+
+	own arena // the text of the head's lines
 
 	mid       []midItem
 	keptBytes int
@@ -64,6 +71,13 @@ type Collector struct {
 	// Bytes written, and of them those that text does not hold (see
 	// binaryBytes), to tell binary output from text.
 	written, odd int64
+}
+
+// A wline is a line of the window: its text is bytes off..off+n of what
+// the window was given (wb from wbase on).
+type wline struct {
+	off, num int64
+	n        int
 }
 
 // A midItem is a line kept from the middle (n == 0) or a run of n lines
@@ -77,7 +91,13 @@ type midItem struct {
 }
 
 // Write renders p. It always returns len(p), nil.
+//
+// The Collector keeps its own copy of the lines it holds, and lets the
+// renderer reuse its memory for the others (Renderer.borrow): the text of
+// a long command's lines, about a byte for each byte of output, is no
+// longer garbage for the collector to collect (issue #17).
 func (c *Collector) Write(p []byte) (int, error) {
+	c.r.borrow = true
 	n := len(p)
 	c.r.Rows = c.Rows // read by the first Write only
 	for len(p) > 0 {
@@ -101,7 +121,7 @@ func (c *Collector) Write(p []byte) (int, error) {
 
 // collectPiece is the most output Write renders before it keeps what a
 // result can show of it.
-const collectPiece = 64 << 10
+const collectPiece = 16 << 10
 
 // Lines returns how many lines have been completed so far.
 func (c *Collector) Lines() int64 { return c.total }
@@ -110,7 +130,7 @@ func (c *Collector) take() {
 	lines, nums := c.r.Take()
 	i := 0
 	for ; i < len(lines) && len(c.head) < collectHead && c.headBytes < collectHeadBytes; i++ {
-		c.head = append(c.head, lines[i])
+		c.head = append(c.head, c.own.add(bytesOf(lines[i])))
 		c.headNums = append(c.headNums, nums[i])
 		c.headBytes += len(lines[i])
 	}
@@ -118,39 +138,96 @@ func (c *Collector) take() {
 	if len(nums) > 0 {
 		c.lastNum = nums[len(nums)-1]
 	}
-	if i < len(lines) && c.win == nil {
-		// Room for the window and the lines that leave it before the
-		// next compaction (below), once: growing a slice of strings by
-		// doubling while the garbage collector marks was most of take's
-		// time for a long command (issue #17).
-		c.win = make([]string, 0, 2*collectWindow+len(lines)-i)
-		c.winNums = make([]int64, 0, cap(c.win))
-	} else if c.ws > 0 && len(c.win)+len(lines)-i > cap(c.win) {
-		c.compact()
-	}
 	for ; i < len(lines); i++ {
-		c.win = append(c.win, lines[i])
-		c.winNums = append(c.winNums, nums[i])
-		c.winBytes += len(lines[i])
-		for len(c.win)-c.ws > 1 && (len(c.win)-c.ws > collectWindow || c.winBytes > collectWinBytes) {
-			c.leave(c.win[c.ws], c.winNums[c.ws])
-			c.winBytes -= len(c.win[c.ws])
-			c.win[c.ws] = ""
-			c.ws++
+		if c.wn == collectWindow {
+			c.drop()
 		}
-	}
-	if c.ws > 4096 && c.ws > len(c.win)/2 {
-		c.compact()
+		c.push(lines[i], nums[i])
+		for c.wn > 1 && c.winBytes > collectWinBytes {
+			c.drop()
+		}
 	}
 }
 
-// compact moves the window's lines to the front of c.win.
-func (c *Collector) compact() {
-	n := copy(c.win, c.win[c.ws:])
-	copy(c.winNums, c.winNums[c.ws:])
-	clear(c.win[n:])
-	c.win, c.winNums, c.ws = c.win[:n], c.winNums[:n], 0
+// push adds a line to the window's end. The window's entries grow by
+// doubling up to collectWindow lines and are a ring from then on: 240 KB
+// for the window of a long command, where a slice of strings that the
+// window slid along held twice that and more. Its text is copied to wb,
+// in order, so the window's oldest line starts its live bytes: when wb is
+// full those move to its front, or wb grows when they fill half of it, so
+// wb holds at most twice the window's bytes and copies each byte about
+// twice (issue #17).
+func (c *Collector) push(s string, num int64) {
+	if c.wn == len(c.win) {
+		// Full below collectWindow lines (take drops one at that size):
+		// grow, oldest first from index 0.
+		n := min(max(2*len(c.win), 1024), collectWindow)
+		win := make([]wline, n)
+		k := copy(win, c.win[c.ws:])
+		copy(win[k:], c.win[:c.ws])
+		c.win, c.ws = win, 0
+	}
+	if len(c.wb)+len(s) > cap(c.wb) {
+		from := c.wend
+		if c.wn > 0 {
+			from = c.win[c.ws].off
+		}
+		live := c.wb[from-c.wbase:]
+		if need := len(live) + len(s); 2*need > cap(c.wb) {
+			c.wb = append(make([]byte, 0, max(2*need, 4<<10)), live...)
+		} else {
+			c.wb = c.wb[:copy(c.wb, live)]
+		}
+		c.wbase = from
+	}
+	c.wb = append(c.wb, s...)
+	k := c.ws + c.wn
+	if k >= len(c.win) {
+		k -= len(c.win)
+	}
+	c.win[k] = wline{off: c.wend, num: num, n: len(s)}
+	c.wend += int64(len(s))
+	c.wn++
+	c.winBytes += len(s)
 }
+
+// text returns the text of a window line, which lives in wb until the line
+// leaves the window (a string that Finish hands out lives as long as it is
+// used: wb is never written again).
+func (c *Collector) text(l wline) string {
+	if l.n == 0 {
+		return ""
+	}
+	return unsafe.String(&c.wb[l.off-c.wbase], l.n)
+}
+
+// drop takes the window's oldest line out of it, to the middle.
+func (c *Collector) drop() {
+	l := c.win[c.ws]
+	c.leave(c.text(l), l.num)
+	c.winBytes -= l.n
+	c.wn--
+	if c.ws++; c.ws == len(c.win) {
+		c.ws = 0
+	}
+}
+
+// window returns the window's lines and nums, oldest first.
+func (c *Collector) window() ([]string, []int64) {
+	lines, nums := make([]string, 0, c.wn), make([]int64, 0, c.wn)
+	for i := range c.wn {
+		k := c.ws + i
+		if k >= len(c.win) {
+			k -= len(c.win)
+		}
+		lines = append(lines, c.text(c.win[k]))
+		nums = append(nums, c.win[k].num)
+	}
+	return lines, nums
+}
+
+// bytesOf returns s's bytes, which must not be changed.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // leave takes a line that leaves the window for the middle.
 func (c *Collector) leave(s string, num int64) {
@@ -210,10 +287,10 @@ func (c *Collector) Finish(rest []byte, first int64, hint func(from, to int64) s
 		c.head, c.win, c.mid = nil, nil, nil
 		return []string{text}, []int64{0}, []Gap{{Index: 0, Lines: c.total}}
 	}
-	n := len(c.head) + len(c.mid) + len(c.win) - c.ws
+	n := len(c.head) + len(c.mid) + c.wn
 	lines = append(make([]string, 0, n), c.head...)
 	nums = append(make([]int64, 0, n), c.headNums...)
-	win, winNums := c.win[c.ws:], c.winNums[c.ws:]
+	win, winNums := c.window()
 	for k, m := range c.mid {
 		if m.n == 0 {
 			lines = append(lines, m.text)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ttymux/ttymux/internal/termseq"
 )
@@ -119,6 +120,14 @@ type Renderer struct {
 	lines []string // completed lines when Emit is nil
 	nums  []int64
 	store arena // the text of lines when Emit is nil
+
+	// borrow (set by a Collector) makes the lines Take returns borrowed:
+	// their text points into the p of the last Write and into tmp, valid
+	// only until the next Write or Flush, so a long stream's text is never
+	// allocated; rows still frozen at the end of a Write are thawed, since
+	// that p is not theirs to keep (issue #17).
+	borrow bool
+	tmp    reuseArena
 
 	// The window: rows are ring[(start+i)%len(ring)] for i in [0, n).
 	ring     []row
@@ -294,12 +303,51 @@ func (r *Renderer) emit(l *row) {
 			b = utf8.AppendRune(b, c)
 		}
 		r.scratch = b
-		s = r.store.add(b)
+		s = r.keep(b)
 	default:
-		s = r.store.add(l.b)
+		s = r.keep(l.b)
 	}
 	r.lines = append(r.lines, s)
 	r.nums = append(r.nums, l.num)
+}
+
+// keep returns p as a string that lives as long as a completed line must.
+func (r *Renderer) keep(p []byte) string {
+	if r.borrow {
+		return r.tmp.add(p)
+	}
+	return r.store.add(p)
+}
+
+// A reuseArena holds the text of a borrowing Renderer's lines (see
+// Renderer.borrow) in chunks that reset makes free for the next Write.
+type reuseArena struct {
+	chunks [][]byte
+	i      int // the chunk being filled
+}
+
+// reset makes every chunk free: the strings add returned are dead.
+func (a *reuseArena) reset() {
+	for k := range a.chunks[:min(a.i+1, len(a.chunks))] {
+		a.chunks[k] = a.chunks[k][:0]
+	}
+	a.i = 0
+}
+
+// add returns a string of p's bytes, valid until reset.
+func (a *reuseArena) add(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	for ; ; a.i++ {
+		if a.i == len(a.chunks) {
+			a.chunks = append(a.chunks, make([]byte, 0, max(16<<10, len(p))))
+		}
+		if c := a.chunks[a.i]; cap(c)-len(c) >= len(p) {
+			a.chunks[a.i] = append(c, p...)
+			return unsafe.String(&a.chunks[a.i][len(c)], len(p))
+		}
+	}
 }
 
 // An arena holds the text of many lines in a few large allocations, so
@@ -339,6 +387,10 @@ func (a *arena) add(p []byte) string {
 func (r *Renderer) Write(p []byte) (int, error) {
 	r.init()
 	n := len(p)
+	if r.borrow {
+		r.tmp.reset()
+		defer r.thawAll()
+	}
 	if r.npart > 0 {
 		p = r.finishRune(p)
 	}
@@ -383,6 +435,14 @@ func (r *Renderer) Write(p []byte) (int, error) {
 		p = p[k:]
 	}
 	return n, nil
+}
+
+// thawAll thaws the window's frozen rows, whose text may point into the
+// p of a borrowing Renderer's last Write.
+func (r *Renderer) thawAll() {
+	for i := 0; i < r.n; i++ {
+		r.row(i).thaw()
+	}
 }
 
 // scanText returns the length of the longest prefix of p without C0
@@ -504,7 +564,11 @@ func (r *Renderer) bulk(p []byte) int {
 func (r *Renderer) addLines(p []byte, batch []span) {
 	var all string
 	base := batch[0].start
-	if r.Emit == nil {
+	switch {
+	case r.borrow:
+		// The lines are p's own bytes, until the next Write.
+		all = unsafe.String(&p[base], batch[len(batch)-1].end-base)
+	case r.Emit == nil:
 		// One string for the whole batch, line endings included.
 		all = r.store.add(p[base:batch[len(batch)-1].end])
 	}
@@ -1027,6 +1091,9 @@ func (r *Renderer) eraseChars(n int) {
 // new line.
 func (r *Renderer) Flush() {
 	r.init()
+	if r.borrow {
+		r.tmp.reset()
+	}
 	if r.npart > 0 {
 		part := r.part[:r.npart]
 		r.npart = 0
