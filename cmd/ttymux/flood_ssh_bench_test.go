@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,14 +58,10 @@ func sshFloodPeakRSS(b *testing.B, persistent bool) float64 {
 	cmd.Env = append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_RUNTIME_DIR="+runtime)
-	cmd.Stderr = io.Discard
+	cs := stdioClient(b, cmd)
+	defer func() { _ = cs.Close(); _ = cmd.Wait() }() // each iteration's server ends with it
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = cs.Close(); _ = cmd.Wait() }()
 	if persistent {
 		// The deployed agent's socket is /tmp/ttymux-<uid>, the default
 		// a server uses for a host; stop that agent when done.

@@ -109,12 +109,7 @@ var renderTests = []struct {
 }
 
 func render(chunks ...[]byte) (lines []string, nums []int64) {
-	var r Renderer
-	for _, c := range chunks {
-		r.Write(c)
-	}
-	r.Flush()
-	return r.Lines()
+	return renderRows(0, chunks...)
 }
 
 func TestRender(t *testing.T) {
