@@ -266,3 +266,13 @@ func TestFailedOpenKillsTheRemoteSessionByItsAgentsID(t *testing.T) {
 		t.Fatalf("kills after the failed open: %q, want [s1] (the agent's own id)", k.killed)
 	}
 }
+
+// TestJoinNote: notes join with "; " and an empty one adds nothing (a
+// send's own notes with no note from the read ended in a dangling "; ").
+func TestJoinNote(t *testing.T) {
+	for _, tc := range [][3]string{{"", "", ""}, {"a", "", "a"}, {"", "b", "b"}, {"a", "b", "a; b"}} {
+		if got := joinNote(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("joinNote(%q, %q) = %q, want %q", tc[0], tc[1], got, tc[2])
+		}
+	}
+}

@@ -994,8 +994,11 @@ func joinEarlier(parts ...*Earlier) *Earlier {
 }
 
 func joinNote(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }
