@@ -286,7 +286,10 @@ func (rs *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) e
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	rs.watchers[uri] = cancel
-	go rs.watch(wctx, s, uri)
+	// Taken here, not in the goroutine: a change right after the subscribe
+	// answered (the model's next send) must make a notification, however
+	// late the goroutine runs.
+	go rs.watch(wctx, s, uri, s.Changed())
 	return nil
 }
 
@@ -296,14 +299,13 @@ func (rs *resources) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest)
 	return nil
 }
 
-// watch sends an updated notification for uri after each change of s, at
-// most every screenUpdateEvery, until ctx ends.
-func (rs *resources) watch(ctx context.Context, s *session.Session, uri string) {
-	t := time.NewTimer(0)
+// watch sends an updated notification for uri after each change of s
+// from ch on, at most every screenUpdateEvery, until ctx ends.
+func (rs *resources) watch(ctx context.Context, s *session.Session, uri string, ch <-chan struct{}) {
+	t := time.NewTimer(screenUpdateEvery)
+	t.Stop()
 	defer t.Stop()
-	<-t.C
 	for {
-		ch := s.Changed()
 		select {
 		case <-ctx.Done():
 			return
@@ -316,6 +318,9 @@ func (rs *resources) watch(ctx context.Context, s *session.Session, uri string) 
 			return
 		case <-t.C:
 		}
+		// Before the notification: a change while it is sent makes the
+		// next one.
+		ch = s.Changed()
 		if err := rs.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
 			rs.log.Debug("resource updated notification failed", "uri", uri, "err", err)
 		}

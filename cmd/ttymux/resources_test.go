@@ -157,6 +157,20 @@ func TestScreenSubscription(t *testing.T) {
 	for _, version := range []string{"2025-06-18", mcp.SupportedProtocolVersions()[0]} {
 		t.Run(version, func(t *testing.T) {
 			updated := make(chan string, 16)
+			// At the newest revision Subscribe only sends subscriptions/listen;
+			// the server's acknowledgement says the subscription is in place.
+			acked := make(chan struct{}, 1)
+			ack := func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "notifications/subscriptions/acknowledged" {
+						select {
+						case acked <- struct{}{}:
+						default:
+						}
+					}
+					return next(ctx, method, req)
+				}
+			}
 			cs := connectAt(t, newServer(newTestManager(t), nil), &mcp.ClientOptions{
 				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 					select {
@@ -164,7 +178,7 @@ func TestScreenSubscription(t *testing.T) {
 					default:
 					}
 				},
-			}, version)
+			}, version, ack)
 			var open OpenOut
 			call(t, cs, "open_local", map[string]any{"persistent": false}, &open)
 			uri := sessionURI(open.ID, "screen")
@@ -176,6 +190,12 @@ func TestScreenSubscription(t *testing.T) {
 			if version == "2025-06-18" {
 				if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: sessionURI(open.ID, "lines/1-2")}); err == nil {
 					t.Error("subscribing to a lines resource: no error")
+				}
+			} else {
+				select {
+				case <-acked:
+				case <-ctx.Done():
+					t.Fatal("no subscriptions/acknowledged after subscribing")
 				}
 			}
 			call(t, cs, "send", map[string]any{"session_id": open.ID, "text": "echo hi", "wait": false}, nil)
@@ -191,8 +211,9 @@ func TestScreenSubscription(t *testing.T) {
 	}
 }
 
-// connectAt is connect at a chosen protocol revision.
-func connectAt(t testing.TB, srv *mcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+// connectAt is connect at a chosen protocol revision, with the client's
+// receiving middleware mw.
+func connectAt(t testing.TB, srv *mcp.Server, opts *mcp.ClientOptions, version string, mw ...mcp.Middleware) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -200,7 +221,9 @@ func connectAt(t testing.TB, srv *mcp.Server, opts *mcp.ClientOptions, version s
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts)
+	client.AddReceivingMiddleware(mw...)
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
