@@ -49,8 +49,8 @@ type Inband struct {
 	Term Term
 	// Enter is what ends the typed command line ("\r" for a terminal).
 	Enter string
-	// Chunk is the data bytes per chunk (default 256 KiB; smaller for a
-	// slow serial line).
+	// Chunk is the data bytes per chunk (default and at most what encodes
+	// to maxTyped; smaller for a slow serial line).
 	Chunk int
 	// Timeout bounds each wait for the far end (default 30 s).
 	Timeout time.Duration
@@ -61,6 +61,33 @@ func (x *Inband) timeout() time.Duration {
 		return x.Timeout
 	}
 	return 30 * time.Second
+}
+
+// maxTyped bounds the bytes typed per chunk (its header and encoded
+// lines): the next chunk is typed only after the far side acknowledged
+// this one, so this is all that is ever in flight. Through OpenSSH it
+// must stay well under 256 KiB: sshd answers each write to a terminal
+// with echo off (as here) by an SSH2_MSG_IGNORE packet of the write's
+// size, so a chunk the far sshd buffered while the far shell was busy,
+// then wrote in one go (a Linux pseudo-terminal takes hundreds of KiB at
+// once), made a packet over the client's 256 KiB limit: "Bad packet
+// length", and ssh exits 255.
+const maxTyped = 128 << 10
+
+// chunkFor is the data bytes per chunk: want (x.Chunk; 0 for the
+// largest), at most what encodes to maxTyped bytes as base64 lines of
+// 64 characters (48 bytes each) or as printf's octal escapes (4 bytes
+// typed per byte).
+func chunkFor(want int, printf bool) int {
+	room := maxTyped - 64 // the header line
+	most := room / 65 * 48
+	if printf {
+		most = room / 257 * 64
+	}
+	if want <= 0 || want > most {
+		return most
+	}
+	return want
 }
 
 // ErrNoTool is a far side without a tool the transfer needs.
@@ -226,10 +253,6 @@ func encodeLines(dst []byte, b []byte, printf bool) ([]byte, int) {
 // Upload sends src to path through the terminal.
 func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (Result, error) {
 	marker, setM := newMarker()
-	chunk := x.Chunk
-	if chunk <= 0 {
-		chunk = 256 << 10
-	}
 	mode := defaultMode(o, src.Mode)
 	ow := ""
 	if o.Overwrite {
@@ -271,6 +294,7 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 		return Result{}, farError(strings.TrimPrefix(ans, "err "), p)
 	}
 	printf := strings.TrimPrefix(ans, "ready ") == "printf"
+	chunk := chunkFor(x.Chunk, printf)
 	h := sha256.New()
 	prog := newProgress(o.Progress, src.Size)
 	buf := make([]byte, chunk)

@@ -132,3 +132,26 @@ func FuzzLineDecoder(f *testing.F) {
 		_, _ = decodeAll(string(junk), od) // must not panic
 	})
 }
+
+// TestChunkTypedSize: a chunk as typed (its header and encoded lines) stays
+// within maxTyped whatever the encoding or the chunk asked for, and a
+// smaller chunk (a serial console's 4 KiB) is kept.
+func TestChunkTypedSize(t *testing.T) {
+	for _, printf := range []bool{false, true} {
+		for _, want := range []int{0, 4 << 10, 256 << 10, 1 << 30} {
+			n := chunkFor(want, printf)
+			if want > 0 && want <= 4<<10 && n != want {
+				t.Errorf("chunkFor(%d, %v) = %d, want %d kept", want, printf, n, want)
+			}
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(i * 7)
+			}
+			out, lines := encodeLines(nil, data, printf)
+			typed := len(fmt.Sprintf("%d %d %d\n", lines, cksum(data), n)) + len(out)
+			if typed > maxTyped {
+				t.Errorf("chunkFor(%d, %v) = %d bytes, typed as %d > %d", want, printf, n, typed, maxTyped)
+			}
+		}
+	}
+}

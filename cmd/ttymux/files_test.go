@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -236,6 +238,12 @@ func (f *sshFixture) nestedSSH(t *testing.T, id, dir string) {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "ssh.log")
 	var r session.Result
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(log)
+			t.Logf("ssh's log:\n%s\nsshd's log:\n%s", b, f.target.Log())
+		}
+	})
 	res := call(t, f.cs, "send", map[string]any{"session_id": id,
 		"text":       "ssh -v -E " + log + " -F " + f.cfg + " -t target \"cd " + dir + " && PS1='far\\$ ' exec bash --norc --noprofile\"",
 		"until":      `far\$ $`,
@@ -390,6 +398,80 @@ func TestFilesInbandNestedSSH(t *testing.T) {
 	res = call(t, cs, "send", map[string]any{"session_id": id, "text": "echo ok"}, &r)
 	if res.IsError || r.Output != "ok" {
 		t.Fatalf("echo ok after the errors: %q (%s)", r.Output, resultText(res))
+	}
+}
+
+// TestFilesInbandFarSSHDStalls: an inband upload through `ssh` typed into
+// a local session while the far sshd stalls, again and again, as on a busy
+// host. Each stall lets a chunk pile up in the far sshd, which then writes
+// it to the far terminal in one go and, echo being off, answers with an
+// ignore packet of that size: a chunk typed as more than 256 KiB made a
+// packet the ssh client refuses ("Bad packet length"), and ssh exited 255
+// mid-upload. The file arrives whole and ssh lives on.
+func TestFilesInbandFarSSHDStalls(t *testing.T) {
+	f := newSSHFixture(t)
+	id := openLocal(t, f.cs)
+	far := t.TempDir()
+	f.nestedSSH(t, id, far)
+	data := randomBytes(1 << 20)
+	src := filepath.Join(t.TempDir(), "up.bin")
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The per-connection sshd processes: the listener's children and,
+	// where privilege separation forked one, theirs that are sshd (the far
+	// shell goes on).
+	var pids []int
+	for _, p := range f.target.ConnectionPids() {
+		pids = append(pids, p)
+		for _, c := range sshdtest.ChildPids(p) {
+			if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c), "comm")); strings.TrimSpace(string(b)) == "sshd" {
+				pids = append(pids, c)
+			}
+		}
+	}
+	if len(pids) == 0 {
+		t.Fatal("no far sshd process for the nested ssh's connection")
+	}
+	signal := func(sig syscall.Signal) {
+		for _, p := range pids {
+			_ = syscall.Kill(p, sig)
+		}
+	}
+	done := make(chan struct{})
+	stalled := make(chan struct{})
+	go func() {
+		defer close(stalled)
+		defer signal(syscall.SIGCONT)
+		for {
+			signal(syscall.SIGSTOP)
+			select { // the stall: input piles up in the far sshd's socket
+			case <-done:
+				return
+			case <-time.After(300 * time.Millisecond):
+			}
+			signal(syscall.SIGCONT)
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	var out FileOut
+	res := call(t, f.cs, "upload", map[string]any{"session_id": id, "path": "up.bin", "local_path": src}, &out)
+	close(done)
+	<-stalled
+	if res.IsError || out.Via != "inband" || out.SHA256 != sha(data) {
+		t.Fatalf("upload while the far sshd stalls: %s", resultText(res))
+	}
+	if got, _ := os.ReadFile(filepath.Join(far, "up.bin")); !bytes.Equal(got, data) {
+		t.Fatal("uploaded file differs")
+	}
+	var r session.Result
+	res = call(t, f.cs, "send", map[string]any{"session_id": id, "text": "echo $PS1"}, &r)
+	if res.IsError || r.Output != "far$" {
+		t.Fatalf("the far shell after the upload: %q (%s)", r.Output, resultText(res))
 	}
 }
 
