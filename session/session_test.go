@@ -263,11 +263,44 @@ func TestPythonREPLWithUntil(t *testing.T) {
 	}
 }
 
+// TestLongOutputFoldedAndReadableByRange: a long output is folded in the
+// result and every line of it reads back exactly by range, a million lines
+// too, in the server and through the agent.
 func TestLongOutputFoldedAndReadableByRange(t *testing.T) {
-	m := newManager(t, session.Options{})
-	s := openShell(t, m)
-	const n = 100000
-	r := send(t, s, session.SendRequest{Text: fmt.Sprintf("seq 1 %d", n)})
+	for _, tc := range []struct {
+		name       string
+		n          int
+		persistent bool
+	}{
+		{"in-process/seq_100000", 100000, false},
+		{"in-process/seq_1000000", 1000000, false},
+		{"persistent/seq_1000000", 1000000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testReadableByRange(t, tc.n, tc.persistent) })
+	}
+}
+
+// testReadableByRange runs `seq 1 n`, which is folded, and reads every line
+// back by range, page by page.
+func testReadableByRange(t *testing.T, n int, persistent bool) {
+	var s *session.Session
+	if persistent {
+		m := newPersistentManager(t, startAgent(t))
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var err error
+		s, err = m.Open(ctx, session.OpenRequest{Transport: "local", Persistent: true,
+			Target: transport.Target{Env: []string{"HOME=" + t.TempDir(), "PS1=$ ", "LANG=C.UTF-8"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Persistent() {
+			t.Fatalf("not persistent: %s", s.OpenNote())
+		}
+	} else {
+		s = openShell(t, newManager(t, session.Options{}))
+	}
+	r := send(t, s, session.SendRequest{Text: fmt.Sprintf("seq 1 %d", n), Timeout: 2 * time.Minute}) // a busy machine
 	if !r.Complete || exitCode(r) != "0" {
 		t.Fatalf("seq: %+v", r)
 	}
@@ -277,7 +310,7 @@ func TestLongOutputFoldedAndReadableByRange(t *testing.T) {
 	if !strings.Contains(r.Output, `"mode":"range"`) {
 		t.Fatalf("fold marker lacks the read call:\n%s", r.Output)
 	}
-	if r.LastLine-r.FirstLine+1 != n {
+	if r.LastLine-r.FirstLine+1 != int64(n) {
 		t.Fatalf("first/last line %d..%d, want %d lines", r.FirstLine, r.LastLine, n)
 	}
 	// Every line comes back exactly, page by page.
@@ -299,7 +332,7 @@ func TestLongOutputFoldedAndReadableByRange(t *testing.T) {
 			t.Fatalf("range read ended at %d, returned lines up to %d", rr.LastLine, line-1)
 		}
 	}
-	if next != n+1 {
+	if next != int64(n)+1 {
 		t.Fatalf("read back %d lines, want %d", next-1, n)
 	}
 }
