@@ -67,6 +67,7 @@ type Session struct {
 	keeper transport.Keeper // the agent that holds it, when kept
 
 	sendMu  sync.Mutex     // serialises Send: two sends never interleave
+	feedMu  sync.Mutex     // held while output is handed to the tap or fed to the session, so both keep the terminal's order
 	storeMu sync.Mutex     // serialises persist: metadata reaches the agent in the order it was taken
 	pending string         // text typed since the last Enter, for the gate (guarded by sendMu)
 	policy  *policy.Policy // set once when the session is made; nil is the default
@@ -230,6 +231,31 @@ func (s *Session) notifyMarkLocked() {
 	s.marked = make(chan struct{})
 }
 
+// feed takes the terminal's output p, which arrived at at, into the
+// session. s.feedMu must be held.
+func (s *Session) feed(p []byte, at time.Time) {
+	// The screen first: whoever the log's new bytes wake (a verdict) must
+	// find them on the screen too (the alternate screen switches a result
+	// to the rendered screen).
+	s.scr.Write(p)
+	s.mu.Lock()
+	s.ring.Write(p)
+	s.lines.Write(p)
+	s.times.Write(p, at)
+	marks := s.det.Count()
+	s.det.Write(p)
+	s.cwd.Write(p)
+	s.lastOutput = s.now()
+	if s.det.Count() != marks {
+		s.ready = true
+		s.notifyMarkLocked()
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	s.rec.Output(p)
+	s.redactEchoes() // redact.go: a secret's echo is masked as it arrives
+}
+
 // pump is the session's one reader. It runs until the Conn reports the end
 // of the stream, then records the exit status.
 func (s *Session) pump() {
@@ -238,34 +264,19 @@ func (s *Session) pump() {
 	for {
 		n, err := s.conn.Read(buf)
 		at := s.now() // the chunk's arrival, before the screen takes its time
-		if n > 0 && !s.tapped(buf[:n]) {
-			p := buf[:n]
-			// The screen first: whoever the log's new bytes wake (a
-			// verdict) must find them on the screen too (the alternate
-			// screen switches a result to the rendered screen).
-			s.scr.Write(p)
-			s.mu.Lock()
-			s.ring.Write(p)
-			s.lines.Write(p)
-			s.times.Write(p, at)
-			marks := s.det.Count()
-			s.det.Write(p)
-			s.cwd.Write(p)
-			s.lastOutput = s.now()
-			if s.det.Count() != marks {
-				s.ready = true
-				s.notifyMarkLocked()
+		if n > 0 {
+			s.feedMu.Lock()
+			if !s.tapped(buf[:n]) {
+				s.feed(buf[:n], at)
 			}
-			s.notifyLocked()
-			s.mu.Unlock()
-			s.rec.Output(p)
-			s.redactEchoes() // redact.go: a secret's echo is masked as it arrives
+			s.feedMu.Unlock()
 		}
 		if err != nil {
 			var gap *transport.GapError
 			if errors.As(err, &gap) {
 				// The agent could not keep this client's output: record an
 				// explicit gap, never a silent one.
+				s.feedMu.Lock()
 				s.mu.Lock()
 				s.ring.Skip(gap.To - gap.From)
 				s.lines.Skip(gap.To - gap.From)
@@ -274,6 +285,7 @@ func (s *Session) pump() {
 				s.notifyLocked()
 				s.mu.Unlock()
 				s.rec.Skip(gap.To - gap.From)
+				s.feedMu.Unlock()
 				s.log.Warn("output lost", "bytes", gap.To-gap.From)
 				continue
 			}

@@ -188,6 +188,12 @@ type Tap struct {
 	wake     chan struct{} // closed and replaced when bytes arrive or the session ends
 	deadline time.Time
 	ended    bool
+	mark     []byte         // ";ttymux=<nonce>\a", the end of the session's prompt mark, while watching (WatchEnd)
+	tail     []byte         // the last bytes put while watching: a mark split across reads
+	back     *FarEndedError // the prompt mark was seen
+	held     []byte         // the mark and what followed it, the session's if the reader reaches the mark
+	markLen  int            // the mark's length at the start of held
+	reached  bool           // the reader got back
 }
 
 // maxTap bounds what a tap holds while its reader is slow; past it the
@@ -257,17 +263,102 @@ func (t *Tap) Release(quiet time.Duration) {
 		}
 		break
 	}
+	s.feedMu.Lock()
+	t.mu.Lock()
+	var own []byte
+	if t.reached {
+		own = t.own()
+	}
+	t.mu.Unlock()
 	s.mu.Lock()
 	if s.tap == t {
 		s.tap = nil
 	}
 	s.lastOutput = s.now()
 	s.mu.Unlock()
+	if len(own) > 0 {
+		s.feed(own, s.now())
+	}
+	s.feedMu.Unlock()
 	s.sendMu.Unlock()
+}
+
+// own returns what of the held output goes to the session when the
+// transfer's reader reached the prompt mark: the mark, whose verdict then
+// sees the command (the nested ssh) end, and the shell's last prompt.
+// The rest is the shell that came back reading what the transfer had
+// typed ahead (comments to it, a prompt each), part of the transfer like
+// all it swallows. t.mu must be held.
+func (t *Tap) own() []byte {
+	mark, rest := t.held[:t.markLen], t.held[t.markLen:]
+	if i := bytes.LastIndex(rest, []byte(promptD)); i >= 0 {
+		rest = rest[i:]
+	}
+	return append(mark[:len(mark):len(mark)], rest...)
 }
 
 // Write types p into the terminal.
 func (t *Tap) Write(p []byte) (int, error) { return t.s.conn.Write(p) }
+
+// A FarEndedError is a transfer's read after a shell of the session (its
+// own, or a nested one with the session's integration) printed its prompt
+// mark while the transfer was under way: what the transfer typed into has
+// ended, a nested ssh or docker exec that died, say.
+type FarEndedError struct {
+	Status string // the exit status in the mark
+}
+
+func (e *FarEndedError) Error() string {
+	return fmt.Sprintf("the terminal came back to a shell prompt mid-transfer (the last command exited %s): what the transfer typed into (a nested ssh, docker exec or su) has ended and the file was not completed; read the session to see, start that program again, then retry", e.Status)
+}
+
+// FarEnded marks the error for the transfer, which then types nothing
+// more (no ctrl+c into the shell that is back).
+func (e *FarEndedError) FarEnded() bool { return true }
+
+// WatchEnd starts (on) or stops watching for the session's own prompt
+// mark. A transfer watches once the far end has answered: from then on a
+// prompt mark means the far end is gone, so Read fails with a
+// *FarEndedError after what came before the mark, and at Release the mark
+// and all that followed go to the session, whose verdict sees the command
+// end. A mark the reader never reached (a nested shell with the session's
+// integration, at its prompt after the transfer's last answer) is
+// swallowed with the rest. Without the session's integration there is no
+// mark to watch for.
+func (t *Tap) WatchEnd(on bool) {
+	var mark []byte
+	if on {
+		t.s.mu.Lock()
+		if n := t.s.det.Nonce(); n != "" {
+			mark = []byte(";ttymux=" + n + "\a")
+		}
+		t.s.mu.Unlock()
+	}
+	t.mu.Lock()
+	t.mark, t.tail = mark, nil
+	t.mu.Unlock()
+}
+
+// promptD starts a prompt mark (OSC 133 D).
+const promptD = "\x1b]133;D;"
+
+// promptMark returns where in b the session's prompt mark
+// ("\x1b]133;D;<status>;ttymux=<nonce>\a") starts and its status, or -1.
+func promptMark(b, mark []byte) (int, string) {
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(promptD))
+		if i < 0 {
+			return -1, ""
+		}
+		i += off
+		rest := b[i+len(promptD):]
+		j := bytes.IndexByte(rest, ';')
+		if j >= 0 && j <= 3 && bytes.HasPrefix(rest[j:], mark) {
+			return i, string(rest[:j])
+		}
+		off = i + 1
+	}
+}
 
 // SetReadDeadline bounds Read; the zero time means no bound.
 func (t *Tap) SetReadDeadline(d time.Time) error {
@@ -285,6 +376,11 @@ func (t *Tap) Read(p []byte) (int, error) {
 			n, _ := t.buf.Read(p)
 			t.mu.Unlock()
 			return n, nil
+		}
+		if t.back != nil {
+			t.reached = true
+			t.mu.Unlock()
+			return 0, t.back
 		}
 		if t.ended {
 			t.mu.Unlock()
@@ -310,8 +406,37 @@ func (t *Tap) Read(p []byte) (int, error) {
 	}
 }
 
-// put is the pump handing output to the tap.
+// put is the pump handing output to the tap. Once the session's prompt
+// mark was seen while watching (WatchEnd), the mark and what follows are
+// held back from the reader.
 func (t *Tap) put(p []byte) {
+	t.mu.Lock()
+	if t.back != nil {
+		if len(t.held) < maxTap {
+			t.held = append(t.held, p...)
+		}
+		close(t.wake) // Release waits for quiet
+		t.wake = make(chan struct{})
+		t.mu.Unlock()
+		return
+	}
+	if t.mark != nil {
+		b := append(t.tail, p...)
+		if i, status := promptMark(b, t.mark); i >= 0 {
+			t.held = append([]byte(nil), b[i:]...)
+			t.markLen = len(promptD) + len(status) + len(t.mark)
+			t.back = &FarEndedError{Status: status}
+			if keep := len(p) - len(t.held); keep > 0 {
+				p = p[:keep]
+			} else {
+				p = nil // the mark began in the tail, already given to the reader
+			}
+			t.tail = nil
+		} else {
+			t.tail = append(t.tail[:0], b[max(0, len(b)-len(t.mark)-16):]...)
+		}
+	}
+	t.mu.Unlock()
 	for {
 		t.mu.Lock()
 		if t.buf.Len() < maxTap {
@@ -335,7 +460,7 @@ func (t *Tap) end() {
 }
 
 // tapped hands p to the tap when a transfer has borrowed the terminal,
-// and reports whether it did. Called by the pump.
+// and reports whether it did. Called by the pump, with s.feedMu held.
 func (s *Session) tapped(p []byte) bool {
 	s.mu.Lock()
 	t := s.tap

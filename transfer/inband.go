@@ -74,20 +74,55 @@ func (x *Inband) timeout() time.Duration {
 // length", and ssh exits 255.
 const maxTyped = 128 << 10
 
+// typed starts every line typed after the command line (chunk headers,
+// data, the end line). Should what the transfer types into die under it
+// (a nested ssh whose connection broke), the shell that gets the terminal
+// back reads the rest of the typed lines as comments, not commands, and
+// the leading space keeps them out of its history where HISTCONTROL
+// ignores such lines (Debian's default).
+const typed = " #"
+
 // chunkFor is the data bytes per chunk: want (x.Chunk; 0 for the
 // largest), at most what encodes to maxTyped bytes as base64 lines of
 // 64 characters (48 bytes each) or as printf's octal escapes (4 bytes
 // typed per byte).
 func chunkFor(want int, printf bool) int {
 	room := maxTyped - 64 // the header line
-	most := room / 65 * 48
+	most := room / (len(typed) + 65) * 48
 	if printf {
-		most = room / 257 * 64
+		most = room / (len(typed) + 257) * 64
 	}
 	if want <= 0 || want > most {
 		return most
 	}
 	return want
+}
+
+// An EndWatcher is a Term that can tell when what the transfer typed into
+// has ended (a nested ssh that died): between WatchEnd(true) and
+// WatchEnd(false) its Read then fails with an error that has a method
+// FarEnded() bool returning true. A transfer watches only once the far
+// side has answered, so a prompt still on its way from before does not
+// count.
+type EndWatcher interface {
+	WatchEnd(on bool)
+}
+
+// watchEnd starts watching for the far end's end (when the Term can) and
+// returns the function that stops it.
+func (x *Inband) watchEnd() func() {
+	w, ok := x.Term.(EndWatcher)
+	if !ok {
+		return func() {}
+	}
+	w.WatchEnd(true)
+	return func() { w.WatchEnd(false) }
+}
+
+// farEnded reports whether err says the far end has gone.
+func farEnded(err error) bool {
+	var fe interface{ FarEnded() bool }
+	return errors.As(err, &fe) && fe.FarEnded()
 }
 
 // ErrNoTool is a far side without a tool the transfer needs.
@@ -223,13 +258,15 @@ func cksum(b []byte) uint32 {
 	return ^crc
 }
 
-// encodeLines appends b as lines for the far side's decoder: base64 in
-// 64-character lines (what openssl accepts), or octal escapes for printf.
+// encodeLines appends b as lines for the far side's decoder, each after
+// the typed prefix: base64 in 64-character lines (what openssl accepts),
+// or octal escapes for printf.
 func encodeLines(dst []byte, b []byte, printf bool) ([]byte, int) {
 	lines := 0
 	if printf {
 		for len(b) > 0 {
 			n := min(len(b), 64)
+			dst = append(dst, typed...)
 			for _, c := range b[:n] {
 				dst = append(dst, '\\', '0'+c>>6, '0'+c>>3&7, '0'+c&7)
 			}
@@ -242,6 +279,7 @@ func encodeLines(dst []byte, b []byte, printf bool) ([]byte, int) {
 	enc := base64.StdEncoding
 	for len(b) > 0 {
 		n := min(len(b), 48) // 48 bytes make 64 characters
+		dst = append(dst, typed...)
 		dst = enc.AppendEncode(dst, b[:n])
 		dst = append(dst, '\n')
 		b = b[n:]
@@ -271,11 +309,11 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 		`if command -v base64 >/dev/null 2>&1; then d="base64 -d"; elif command -v openssl >/dev/null 2>&1; then d="openssl base64 -d"; ` +
 		`elif command -v python3 >/dev/null 2>&1; then d="python3 -c 'import sys,base64;sys.stdout.buffer.write(base64.b64decode(sys.stdin.read()))'"; ` +
 		`elif command -v perl >/dev/null 2>&1; then d="perl -MMIME::Base64 -0777 -ne 'print decode_base64(\$_)'"; else d=printf; fi; ` +
-		`for c in head cksum; do command -v $c >/dev/null 2>&1 || { echo "$m:err tool $c"; stty "$o" 2>/dev/null; exit 1; }; done; ` +
+		`for c in head cut cksum; do command -v $c >/dev/null 2>&1 || { echo "$m:err tool $c"; stty "$o" 2>/dev/null; exit 1; }; done; ` +
 		`if [ -d "$p" ]; then echo "$m:err dir"; elif [ -e "$p" ] && [ -z "$ow" ]; then echo "$m:err exists"; elif ! : > "$t" 2>/dev/null; then echo "$m:err create"; else ` +
 		`echo "$m:ready $d"; ` +
-		`while IFS= read -r h; do case $h in end*) break;; esac; set -- $h; ` +
-		`if [ "$d" = printf ]; then head -n "$1" | while IFS= read -r l; do printf "$l"; done > "$t.c"; else head -n "$1" | eval "$d" > "$t.c"; fi; ` +
+		`while IFS= read -r h; do h=${h#"` + typed + `"}; case $h in end*) break;; esac; set -- $h; ` +
+		`if [ "$d" = printf ]; then head -n "$1" | cut -c` + strconv.Itoa(len(typed)+1) + `- | while IFS= read -r l; do printf "$l"; done > "$t.c"; else head -n "$1" | cut -c` + strconv.Itoa(len(typed)+1) + `- | eval "$d" > "$t.c"; fi; ` +
 		`c=$(cksum < "$t.c"); if [ "$c" = "$2 $3" ]; then if cat "$t.c" >> "$t"; then echo "$m:ok"; else echo "$m:err write"; break; fi; else echo "$m:bad $c"; fi; done; ` +
 		`rm -f "$t.c"; w=${h#end }; s=$(ttymux_sum "$t"); ` +
 		`case $p in /*) a=$p;; *) a=$(pwd)/$p;; esac; ` +
@@ -293,6 +331,7 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 	if strings.HasPrefix(ans, "err ") {
 		return Result{}, farError(strings.TrimPrefix(ans, "err "), p)
 	}
+	defer x.watchEnd()()
 	printf := strings.TrimPrefix(ans, "ready ") == "printf"
 	chunk := chunkFor(x.Chunk, printf)
 	h := sha256.New()
@@ -307,7 +346,7 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 			h.Write(data)
 			var lines int
 			out, lines = encodeLines(out[:0], data, printf)
-			hdr := fmt.Sprintf("%d %d %d\n", lines, cksum(data), n)
+			hdr := fmt.Sprintf("%s%d %d %d\n", typed, lines, cksum(data), n)
 			for try := 0; ; try++ {
 				if err := ctx.Err(); err != nil {
 					return Result{}, x.abort(err, marker, r)
@@ -329,7 +368,7 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 					return Result{}, farError(strings.TrimPrefix(ans, "err "), p)
 				}
 				if try >= 3 {
-					_, _ = io.WriteString(x.Term, "end -\n") // the far side removes its file
+					_, _ = io.WriteString(x.Term, typed+"end -\n") // the far side removes its file
 					return Result{}, fmt.Errorf("a chunk at byte %d failed its checksum 4 times (the far side computed %q, this side %d %d): the line corrupts data", sent, strings.TrimPrefix(ans, "bad "), cksum(data), n)
 				}
 			}
@@ -340,13 +379,13 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 			break
 		}
 		if rerr != nil {
-			_, _ = io.WriteString(x.Term, "end -\n")
+			_, _ = io.WriteString(x.Term, typed+"end -\n")
 			return Result{}, rerr
 		}
 	}
 	prog.done()
 	want := hexSum(h)
-	if _, err := io.WriteString(x.Term, "end "+want+"\n"); err != nil {
+	if _, err := io.WriteString(x.Term, typed+"end "+want+"\n"); err != nil {
 		return Result{}, err
 	}
 	ans, err = r.expect(ctx, marker, x.timeout()+time.Duration(sent>>20)*time.Second)
@@ -388,9 +427,12 @@ func (x *Inband) enter() string {
 }
 
 // abort interrupts the far side's part (ctrl+c: its trap removes the
-// partial file and restores the terminal) and returns err.
+// partial file and restores the terminal) and returns err. A far side
+// that has ended gets nothing: the shell that is back would take it.
 func (x *Inband) abort(err error, marker string, r *lineReader) error {
-	_, _ = x.Term.Write([]byte{3})
+	if !farEnded(err) {
+		_, _ = x.Term.Write([]byte{3})
+	}
 	return err
 }
 
@@ -416,6 +458,7 @@ func (x *Inband) Download(ctx context.Context, p string, sink Sink, o Options) (
 	if strings.HasPrefix(ans, "err ") {
 		return Result{}, farError(strings.TrimPrefix(ans, "err "), p)
 	}
+	defer x.watchEnd()()
 	f := strings.Fields(strings.TrimPrefix(ans, "begin "))
 	if len(f) < 2 {
 		return Result{}, x.abort(fmt.Errorf("unexpected answer from the far side: %q", truncate(ans, 100)), marker, r)

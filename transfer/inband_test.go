@@ -41,7 +41,7 @@ func TestEncodeLinesDecodesWithPrintf(t *testing.T) {
 		b[i] = byte(i)
 	}
 	lines, n := encodeLines(nil, b, true)
-	cmd := exec.Command("sh", "-c", `while IFS= read -r l; do printf "$l"; done`)
+	cmd := exec.Command("sh", "-c", `cut -c3- | while IFS= read -r l; do printf "$l"; done`)
 	cmd.Stdin = bytes.NewReader(lines)
 	out, err := cmd.Output()
 	if err != nil {
@@ -51,7 +51,7 @@ func TestEncodeLinesDecodesWithPrintf(t *testing.T) {
 		t.Fatalf("printf decoded %d bytes (%d lines), want %d", len(out), n, len(b))
 	}
 	lines, _ = encodeLines(nil, b, false)
-	cmd = exec.Command("base64", "-d")
+	cmd = exec.Command("sh", "-c", "cut -c3- | base64 -d")
 	cmd.Stdin = bytes.NewReader(lines)
 	if out, err = cmd.Output(); err != nil || !bytes.Equal(out, b) {
 		t.Fatalf("base64 -d: %v", err)
@@ -148,10 +148,36 @@ func TestChunkTypedSize(t *testing.T) {
 				data[i] = byte(i * 7)
 			}
 			out, lines := encodeLines(nil, data, printf)
-			typed := len(fmt.Sprintf("%d %d %d\n", lines, cksum(data), n)) + len(out)
-			if typed > maxTyped {
-				t.Errorf("chunkFor(%d, %v) = %d bytes, typed as %d > %d", want, printf, n, typed, maxTyped)
+			size := len(fmt.Sprintf("%s%d %d %d\n", typed, lines, cksum(data), n)) + len(out)
+			if size > maxTyped {
+				t.Errorf("chunkFor(%d, %v) = %d bytes, typed as %d > %d", want, printf, n, size, maxTyped)
 			}
+		}
+	}
+}
+
+// TestTypedLinesAreComments: what an upload types after its command line,
+// should it reach an interactive shell (the nested ssh it went through
+// died), runs nothing there.
+func TestTypedLinesAreComments(t *testing.T) {
+	data := make([]byte, 3000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, printf := range []bool{false, true} {
+		out, lines := encodeLines(nil, data, printf)
+		in := fmt.Sprintf("%s%d %d %d\n", typed, lines, cksum(data), len(data)) + string(out) + typed + "end -\n"
+		for l := range strings.Lines(in) {
+			if !strings.HasPrefix(l, typed) {
+				t.Fatalf("typed line %q lacks the prefix %q", l, typed)
+			}
+		}
+		cmd := exec.Command("bash", "--norc", "--noprofile", "-i")
+		cmd.Stdin = strings.NewReader(in + "echo survived $?\n")
+		cmd.Env = []string{"PS1=", "HISTFILE=/dev/null"}
+		b, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(b), "survived 0") || strings.Contains(string(b), "not found") {
+			t.Fatalf("printf=%v: an interactive bash given the typed lines: %v\n%s", printf, err, b)
 		}
 	}
 }

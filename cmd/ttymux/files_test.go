@@ -418,21 +418,7 @@ func TestFilesInbandFarSSHDStalls(t *testing.T) {
 	if err := os.WriteFile(src, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The per-connection sshd processes: the listener's children and,
-	// where privilege separation forked one, theirs that are sshd (the far
-	// shell goes on).
-	var pids []int
-	for _, p := range f.target.ConnectionPids() {
-		pids = append(pids, p)
-		for _, c := range sshdtest.ChildPids(p) {
-			if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c), "comm")); strings.TrimSpace(string(b)) == "sshd" {
-				pids = append(pids, c)
-			}
-		}
-	}
-	if len(pids) == 0 {
-		t.Fatal("no far sshd process for the nested ssh's connection")
-	}
+	pids := f.farSSHDPids(t)
 	signal := func(sig syscall.Signal) {
 		for _, p := range pids {
 			_ = syscall.Kill(p, sig)
@@ -472,6 +458,97 @@ func TestFilesInbandFarSSHDStalls(t *testing.T) {
 	res = call(t, f.cs, "send", map[string]any{"session_id": id, "text": "echo $PS1"}, &r)
 	if res.IsError || r.Output != "far$" {
 		t.Fatalf("the far shell after the upload: %q (%s)", r.Output, resultText(res))
+	}
+}
+
+// farSSHDPids returns the per-connection sshd processes of the nested
+// ssh: the listener's children and, where privilege separation forked
+// one, theirs that are sshd (the far shell goes on).
+func (f *sshFixture) farSSHDPids(t *testing.T) []int {
+	t.Helper()
+	var pids []int
+	for _, p := range f.target.ConnectionPids() {
+		pids = append(pids, p)
+		for _, c := range sshdtest.ChildPids(p) {
+			if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c), "comm")); strings.TrimSpace(string(b)) == "sshd" {
+				pids = append(pids, c)
+			}
+		}
+	}
+	if len(pids) == 0 {
+		t.Fatal("no far sshd process for the nested ssh's connection")
+	}
+	return pids
+}
+
+// TestFilesInbandNestedSSHDies: the nested ssh an inband upload goes
+// through dies mid-upload (its far sshd killed). The upload fails as soon
+// as the session's shell prints its prompt, saying so (not after the
+// 30 s wait for an answer); the data typed ahead that the shell then
+// reads runs nothing there (comment lines) and stays out of the session's
+// output; the session's verdict sees ssh's end: the next send runs in the
+// session's own shell.
+func TestFilesInbandNestedSSHDies(t *testing.T) {
+	f := newSSHFixture(t)
+	id := openLocal(t, f.cs)
+	far := t.TempDir()
+	f.nestedSSH(t, id, far)
+	pids := f.farSSHDPids(t)
+	src := filepath.Join(t.TempDir(), "up.bin")
+	if err := os.WriteFile(src, randomBytes(16<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		res, err := f.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "upload",
+			Arguments: map[string]any{"session_id": id, "path": "up.bin", "local_path": src}})
+		got <- answer{res, err}
+	}()
+	// The far side has answered, and the upload is under way, once its
+	// partial file has data.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		m, _ := filepath.Glob(filepath.Join(far, ".up.bin.ttymux-*.part"))
+		if fi, err := os.Stat(strings.Join(m, "")); len(m) == 1 && err == nil && fi.Size() > 0 {
+			break
+		}
+		select {
+		case a := <-got:
+			t.Fatalf("upload ended before its partial file was seen: %v %s", a.err, resultText(a.res))
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no data in a partial file on the far side within 60 s")
+		}
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	var a answer
+	select {
+	case a = <-got:
+	case <-time.After(90 * time.Second):
+		t.Fatal("upload still running 90 s after the far sshd was killed")
+	}
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if text := resultText(a.res); !a.res.IsError || !strings.Contains(text, "came back to a shell prompt mid-transfer") || !strings.Contains(text, "exited 255") {
+		t.Fatalf("upload through a dead nested ssh: %s", text)
+	}
+	t.Logf("upload: %s", resultText(a.res))
+	var r session.Result
+	res := call(t, f.cs, "send", map[string]any{"session_id": id, "text": "echo near-$((6*7))"}, &r)
+	t.Logf("send: %s", resultText(res))
+	if res.IsError || !r.Complete || r.Output != "near-42" {
+		t.Fatalf("the session's shell after the upload failed: %+v (%s)", r, resultText(res))
+	}
+	if r.Earlier != nil && strings.Contains(r.Earlier.Output, " #") {
+		t.Fatalf("the lines the upload typed ahead reached the session's output: %s", r.Earlier.Output)
 	}
 }
 
