@@ -193,6 +193,11 @@ func TestWaitsEndWhenTheTerminalWaitsForAHuman(t *testing.T) {
 	}{
 		{name: "line input", text: "read -p 'Name: ' name", state: "input_prompt", answer: "bob"},
 		{name: "password", text: "read -s -p 'Password: ' pw", state: "password_prompt", answer: "hunter2"},
+		// The answer is checked for a while, silently (sudo's PAM delay):
+		// the terminal still shows the prompt it answered, but waits for
+		// the program now, not for a human.
+		{name: "password checked slowly", text: "read -s -p 'Password: ' pw; sleep 2", state: "password_prompt", answer: "hunter2"},
+		{name: "confirm checked slowly", text: "read -p 'Remove it? [y/N] ' a; sleep 2", state: "confirm_prompt", answer: "y"},
 		{name: "confirm", text: "read -p 'Remove it? [y/N] ' a", state: "confirm_prompt", answer: "y"},
 		{name: "ssh host key", text: "read -p 'Are you sure you want to continue connecting (yes/no/[fingerprint])? ' a", state: "confirm_prompt", answer: "no"},
 		{name: "pager", text: "seq 1 500 | less", state: "pager", answerKeys: []string{"space"}, needs: "less"},

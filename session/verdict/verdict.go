@@ -221,7 +221,16 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	}
 	st := t.Classify()
 	switch st.State {
-	case "password_prompt", "confirm_prompt", "pager", "alt_screen", "input_prompt":
+	case "password_prompt", "confirm_prompt", "input_prompt":
+		if !c.NoEnter && !last.After(c.Sent) {
+			// The answer was submitted and the terminal has shown nothing
+			// since: the prompt on it is the one answered, and the program
+			// has the line: it checks it (sudo's delay) or has not got to
+			// it yet (a busy machine). It asks again with output.
+			return Status{}, humanQuiet
+		}
+		return st, 0
+	case "pager", "alt_screen":
 		return st, 0
 	case "running":
 		// A full-screen program that draws without the alternate screen

@@ -384,8 +384,9 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-// TestHumanWait: a password prompt ends the wait once quiet; a quiet
-// running program does not.
+// TestHumanWait: a password prompt ends the wait once quiet, but not
+// while the password submitted to it is unanswered; a quiet running
+// program does not.
 func TestHumanWait(t *testing.T) {
 	f := newFakeTerm("", false)
 	f.conn.fg = &transport.Foreground{Name: "sudo"}
@@ -398,6 +399,20 @@ func TestHumanWait(t *testing.T) {
 	f.wait(humanQuiet)
 	if st, _ := f.t.HumanWait(c); st.State != "password_prompt" || st.WaitNote() == "" {
 		t.Fatalf("state %+v; want password_prompt with a note", st)
+	}
+	// The password, submitted: the prompt on the terminal is the one it
+	// answered until the program shows something (sudo checks it for a
+	// while), so that is not a human wait however long it is quiet; the
+	// next prompt is.
+	c = f.send("hunter2\n", nil)
+	f.wait(time.Minute)
+	if st, _ := f.t.HumanWait(c); st.State != "" {
+		t.Fatalf("a submitted password the program has not answered waits for a human: %+v", st)
+	}
+	f.out("\r\nSorry, try again.\r\n[sudo] password for u: ")
+	f.wait(humanQuiet)
+	if st, _ := f.t.HumanWait(c); st.State != "password_prompt" {
+		t.Fatalf("asked again: state %+v; want password_prompt", st)
 	}
 	g := newFakeTerm("", false)
 	g.conn.fg = &transport.Foreground{Name: "sleep"}
