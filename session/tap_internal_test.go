@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 )
 
 // TestTapSeesThePromptMark: a tap watching for the session's prompt mark
@@ -36,5 +37,47 @@ func TestTapSeesThePromptMark(t *testing.T) {
 	tap.put([]byte("\r\n\x1b]133;D;0;ttymux=" + nonce + "\a$ \r\n\x1b]133;D;0;ttymux=" + nonce + "\a$ "))
 	if got, want := string(tap.own()), "\x1b]133;D;255;ttymux="+nonce+"\a\x1b]133;D;0;ttymux="+nonce+"\a$ "; got != want {
 		t.Fatalf("the session gets %q, want %q (the mark and the last prompt)", got, want)
+	}
+}
+
+// TestTapReleaseWhileFlooded: a far end that floods the terminal past
+// what a tap holds, while the transfer has stopped reading, does not keep
+// the terminal from going back to the session: the pump's put gives up
+// once Release has begun, and Release ends.
+func TestTapReleaseWhileFlooded(t *testing.T) {
+	s := &Session{now: time.Now}
+	s.sendMu.Lock() // as Borrow leaves it
+	tap := &Tap{s: s, wake: make(chan struct{})}
+	s.tap = tap
+	stop := make(chan struct{})
+	pumped := make(chan struct{})
+	go func() { // the pump: feedMu held across each put, as in pump
+		defer close(pumped)
+		chunk := make([]byte, 32<<10)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.feedMu.Lock()
+			s.tapped(chunk)
+			s.feedMu.Unlock()
+		}
+	}()
+	released := make(chan struct{})
+	go func() {
+		tap.Release(10 * time.Millisecond)
+		close(released)
+	}()
+	select {
+	case <-released:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Release did not end while the far end flooded")
+	}
+	close(stop)
+	<-pumped
+	if s.tap != nil {
+		t.Fatal("the tap is still the session's after Release")
 	}
 }

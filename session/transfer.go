@@ -194,6 +194,7 @@ type Tap struct {
 	held     []byte         // the mark and what followed it, the session's if the reader reaches the mark
 	markLen  int            // the mark's length at the start of held
 	reached  bool           // the reader got back
+	released bool           // Release has begun: the transfer reads no more
 }
 
 // maxTap bounds what a tap holds while its reader is slow; past it the
@@ -263,6 +264,9 @@ func (t *Tap) Release(quiet time.Duration) {
 		}
 		break
 	}
+	t.mu.Lock()
+	t.released = true // a put waiting for room gives up, letting go of feedMu
+	t.mu.Unlock()
 	s.feedMu.Lock()
 	t.mu.Lock()
 	var own []byte
@@ -439,6 +443,12 @@ func (t *Tap) put(p []byte) {
 	t.mu.Unlock()
 	for {
 		t.mu.Lock()
+		if t.released {
+			// Nobody reads any more: swallowed, like all the far end
+			// printed before the terminal went back to the session.
+			t.mu.Unlock()
+			return
+		}
 		if t.buf.Len() < maxTap {
 			t.buf.Write(p)
 			close(t.wake)
