@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ttymux/ttymux/session/verdict"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -188,14 +190,20 @@ type Tap struct {
 	wake     chan struct{} // closed and replaced when bytes arrive or the session ends
 	deadline time.Time
 	ended    bool
-	mark     []byte         // ";ttymux=<nonce>\a", the end of the session's prompt mark, while watching (WatchEnd)
-	tail     []byte         // the last bytes put while watching: a mark split across reads
-	back     *FarEndedError // the prompt mark was seen
-	held     []byte         // the mark and what followed it, the session's if the reader reaches the mark
-	markLen  int            // the mark's length at the start of held
-	reached  bool           // the reader got back
-	released bool           // Release has begun: the transfer reads no more
+	watch    *verdict.Detector // the session's marks in what was put while watching (WatchEnd); nil when not
+	watched  int64             // bytes put while watching: the offset of the next
+	tail     []byte            // the last bytes put while watching: the start of a mark split across puts
+	back     *FarEndedError    // the prompt mark was seen
+	held     []byte            // the mark and what followed it, the session's if the reader reaches the mark
+	heldAt   int64             // the watch offset of held[0]
+	markEnd  int64             // the watch offset just past the mark
+	reached  bool              // the reader got back
+	released bool              // Release has begun: the transfer reads no more
 }
+
+// tailKeep is how much of what was put the tap keeps to hand a mark split
+// across puts to the session whole: more than a mark can be.
+const tailKeep = 160
 
 // maxTap bounds what a tap holds while its reader is slow; past it the
 // pump waits, as a terminal would stop reading.
@@ -294,9 +302,14 @@ func (t *Tap) Release(quiet time.Duration) {
 // typed ahead (comments to it, a prompt each), part of the transfer like
 // all it swallows. t.mu must be held.
 func (t *Tap) own() []byte {
-	mark, rest := t.held[:t.markLen], t.held[t.markLen:]
-	if i := bytes.LastIndex(rest, []byte(promptD)); i >= 0 {
-		rest = rest[i:]
+	at := func(off int64) int { return int(min(max(off-t.heldAt, 0), int64(len(t.held)))) }
+	mark, rest := t.held[:at(t.markEnd)], t.held[at(t.markEnd):]
+	ms := t.watch.Marks()
+	for i := len(ms) - 1; i >= 0 && ms[i].Off >= t.markEnd; i-- {
+		if ms[i].Kind == verdict.MarkDone {
+			rest = t.held[at(ms[i].Off):]
+			break
+		}
 	}
 	return append(mark[:len(mark):len(mark)], rest...)
 }
@@ -330,38 +343,19 @@ func (e *FarEndedError) FarEnded() bool { return true }
 // swallowed with the rest. Without the session's integration there is no
 // mark to watch for.
 func (t *Tap) WatchEnd(on bool) {
-	var mark []byte
+	var d *verdict.Detector
 	if on {
 		t.s.mu.Lock()
 		if n := t.s.det.Nonce(); n != "" {
-			mark = []byte(";ttymux=" + n + "\a")
+			d = verdict.NewDetector(n, 0)
 		}
 		t.s.mu.Unlock()
 	}
 	t.mu.Lock()
-	t.mark, t.tail = mark, nil
-	t.mu.Unlock()
-}
-
-// promptD starts a prompt mark (OSC 133 D).
-const promptD = "\x1b]133;D;"
-
-// promptMark returns where in b the session's prompt mark
-// ("\x1b]133;D;<status>;ttymux=<nonce>\a") starts and its status, or -1.
-func promptMark(b, mark []byte) (int, string) {
-	for off := 0; ; {
-		i := bytes.Index(b[off:], []byte(promptD))
-		if i < 0 {
-			return -1, ""
-		}
-		i += off
-		rest := b[i+len(promptD):]
-		j := bytes.IndexByte(rest, ';')
-		if j >= 0 && j <= 3 && bytes.HasPrefix(rest[j:], mark) {
-			return i, string(rest[:j])
-		}
-		off = i + 1
+	if t.back == nil { // once seen, the mark stays what the reader gets to
+		t.watch, t.watched, t.tail = d, 0, nil
 	}
+	t.mu.Unlock()
 }
 
 // SetReadDeadline bounds Read; the zero time means no bound.
@@ -415,29 +409,34 @@ func (t *Tap) Read(p []byte) (int, error) {
 // held back from the reader.
 func (t *Tap) put(p []byte) {
 	t.mu.Lock()
-	if t.back != nil {
-		if len(t.held) < maxTap {
-			t.held = append(t.held, p...)
-		}
-		close(t.wake) // Release waits for quiet
-		t.wake = make(chan struct{})
-		t.mu.Unlock()
-		return
-	}
-	if t.mark != nil {
-		b := append(t.tail, p...)
-		if i, status := promptMark(b, t.mark); i >= 0 {
-			t.held = append([]byte(nil), b[i:]...)
-			t.markLen = len(promptD) + len(status) + len(t.mark)
-			t.back = &FarEndedError{Status: status}
-			if keep := len(p) - len(t.held); keep > 0 {
-				p = p[:keep]
-			} else {
-				p = nil // the mark began in the tail, already given to the reader
+	if t.watch != nil {
+		start := t.watched
+		t.watch.Write(p)
+		t.watched += int64(len(p))
+		if t.back != nil {
+			if len(t.held) < maxTap {
+				t.held = append(t.held, p...)
 			}
+			close(t.wake) // Release waits for quiet
+			t.wake = make(chan struct{})
+			t.mu.Unlock()
+			return
+		}
+		if m, ok := t.watch.FirstAfter(verdict.MarkDone, 0); ok {
+			// The mark and what follows are the session's; a mark that
+			// began in an earlier put is whole in the tail.
+			b := append(t.tail, p...)
+			bAt := start - int64(len(t.tail))
+			from := max(m.Off-bAt, 0)
+			t.held, t.heldAt, t.markEnd = append([]byte(nil), b[from:]...), bAt+from, m.End
+			t.back = &FarEndedError{Status: strconv.Itoa(m.Status)}
+			p = p[:max(m.Off-start, 0)] // the mark's start already put went to the reader
 			t.tail = nil
+		} else if len(p) >= tailKeep {
+			t.tail = append(t.tail[:0], p[len(p)-tailKeep:]...)
 		} else {
-			t.tail = append(t.tail[:0], b[max(0, len(b)-len(t.mark)-16):]...)
+			t.tail = append(t.tail, p...)
+			t.tail = t.tail[max(0, len(t.tail)-tailKeep):]
 		}
 	}
 	t.mu.Unlock()

@@ -82,6 +82,9 @@ const maxTyped = 128 << 10
 // ignores such lines (Debian's default).
 const typed = " #"
 
+// untype is the far side's filter that takes typed off each line.
+var untype = "cut -c" + strconv.Itoa(len(typed)+1) + "-"
+
 // chunkFor is the data bytes per chunk: want (x.Chunk; 0 for the
 // largest), at most what encodes to maxTyped bytes as base64 lines of
 // 64 characters (48 bytes each) or as printf's octal escapes (4 bytes
@@ -313,7 +316,7 @@ func (x *Inband) Upload(ctx context.Context, src Source, p string, o Options) (R
 		`if [ -d "$p" ]; then echo "$m:err dir"; elif [ -e "$p" ] && [ -z "$ow" ]; then echo "$m:err exists"; elif ! : > "$t" 2>/dev/null; then echo "$m:err create"; else ` +
 		`echo "$m:ready $d"; ` +
 		`while IFS= read -r h; do h=${h#"` + typed + `"}; case $h in end*) break;; esac; set -- $h; ` +
-		`if [ "$d" = printf ]; then head -n "$1" | cut -c` + strconv.Itoa(len(typed)+1) + `- | while IFS= read -r l; do printf "$l"; done > "$t.c"; else head -n "$1" | cut -c` + strconv.Itoa(len(typed)+1) + `- | eval "$d" > "$t.c"; fi; ` +
+		`if [ "$d" = printf ]; then head -n "$1" | ` + untype + ` | while IFS= read -r l; do printf "$l"; done > "$t.c"; else head -n "$1" | ` + untype + ` | eval "$d" > "$t.c"; fi; ` +
 		`c=$(cksum < "$t.c"); if [ "$c" = "$2 $3" ]; then if cat "$t.c" >> "$t"; then echo "$m:ok"; else echo "$m:err write"; break; fi; else echo "$m:bad $c"; fi; done; ` +
 		`rm -f "$t.c"; w=${h#end }; s=$(ttymux_sum "$t"); ` +
 		`case $p in /*) a=$p;; *) a=$(pwd)/$p;; esac; ` +
