@@ -185,7 +185,9 @@ func serve(args []string, stderr io.Writer) int {
 	defer stop()
 	fan := newFanoutTool(sshOpener, *fanoutIdle, *hostsFile, log.With("component", "fanout"))
 	defer fan.Close() // before the opener closes: it releases its references
-	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages}, fan)
+	fwd := newForwardTool(sshOpener, log.With("component", "forward"))
+	defer fwd.Close() // before the opener closes: it releases its links
+	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages}, fan, fwd)
 	if hc.addr != "" {
 		if err := serveHTTP(ctx, srv, hc, stderr, log); err != nil {
 			fmt.Fprintln(stderr, "ttymux:", err)

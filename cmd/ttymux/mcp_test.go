@@ -118,7 +118,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("%s has no output schema", tool.Name)
 		}
 	}
-	want := "attach close detach download fanout list open_local open_serial open_ssh read resize send serial_ports upload"
+	want := "attach close detach download fanout forward list open_local open_serial open_ssh read resize send serial_ports upload"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools = %s, want %s", got, want)
 	}

@@ -164,11 +164,20 @@ type AttachIn struct {
 // ListOut is what list returns.
 type ListOut struct {
 	Sessions []session.Info `json:"sessions"`
+	// Forwards are the open port forwards (forward); left out when none.
+	Forwards []ForwardInfo `json:"forwards,omitempty"`
+}
+
+// CloseIn are close's parameters: a session, or a forward.
+type CloseIn struct {
+	SessionID string `json:"session_id,omitempty" jsonschema:"the session id (or name) to end; its forwards close with it"`
+	ForwardID string `json:"forward_id,omitempty" jsonschema:"a forward to close (from forward or list), instead of a session"`
 }
 
 // CloseOut is what close returns.
 type CloseOut struct {
-	SessionID string `json:"session_id"`
+	SessionID string `json:"session_id,omitempty"`
+	ForwardID string `json:"forward_id,omitempty"`
 	Closed    bool   `json:"closed"`
 	ExitCode  *int   `json:"exit_code,omitempty"`
 }
@@ -222,7 +231,7 @@ func toolDefs() []toolDef {
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.resize) }},
 		{&mcp.Tool{
 			Name:        "list",
-			Description: "List open sessions with transport, state, foreground program and idle time.",
+			Description: "List open sessions with transport, state, foreground program and idle time, and open port forwards.",
 			Annotations: &mcp.ToolAnnotations{Title: "List terminals", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.list) }},
 		{&mcp.Tool{
@@ -237,10 +246,11 @@ func toolDefs() []toolDef {
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.detach) }},
 		{&mcp.Tool{
 			Name:        "close",
-			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten. Use detach to keep it running.",
+			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten, with its forwards. Use detach to keep it running. With forward_id, close that port forward instead.",
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
 		fanoutToolDef(),
+		forwardToolDef(),
 	}, fileToolDefs()...)
 }
 
@@ -248,8 +258,9 @@ func toolDefs() []toolDef {
 type handlers struct {
 	mgr *session.Manager
 	log *slog.Logger
-	hu  *human      // approvals, secrets from the human, the audit log (approve.go)
-	fan *fanoutTool // nil: fanout answers that it is not available
+	hu  *human       // approvals, secrets from the human, the audit log (approve.go)
+	fan *fanoutTool  // nil: fanout answers that it is not available
+	fwd *forwardTool // nil: forward answers that it is not available
 }
 
 // newServer builds the MCP server with every tool registered.
@@ -260,7 +271,7 @@ func newServer(mgr *session.Manager, log *slog.Logger) *mcp.Server {
 // newServerWith is newServer with the human in the loop configured and the
 // fanout tool's runner (and its ttymux://fanout resources); a nil fan
 // leaves fanout unavailable.
-func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *fanoutTool) *mcp.Server {
+func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *fanoutTool, fwd ...*forwardTool) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -269,6 +280,9 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *
 	rs.subscriptionOptions(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, opts)
 	h := &handlers{mgr: mgr, log: log, hu: newHuman(hc, log), fan: fan}
+	if len(fwd) > 0 {
+		h.fwd = fwd[0]
+	}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
@@ -531,6 +545,11 @@ func (h *handlers) resize(ctx context.Context, _ *mcp.CallToolRequest, in Resize
 
 func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) (*mcp.CallToolResult, ListOut, error) {
 	out := ListOut{Sessions: h.mgr.List(ctx)}
+	if h.fwd != nil {
+		if fs := h.fwd.list(); len(fs) > 0 {
+			out.Forwards = fs
+		}
+	}
 	if in.Host != "" {
 		remote, err := h.mgr.ListHost(ctx, transport.Target{Host: in.Host})
 		if err != nil {
@@ -546,10 +565,11 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 			}
 		}
 	}
-	if len(out.Sessions) == 0 {
+	if len(out.Sessions) == 0 && len(out.Forwards) == 0 {
 		return textResult("no sessions; start one with open_local"), out, nil
 	}
 	var b strings.Builder
+	b.WriteString(forwardsText(out.Forwards))
 	for _, i := range out.Sessions {
 		fmt.Fprintf(&b, "%s", i.ID)
 		if i.Name != "" {
@@ -564,7 +584,15 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 	return textResult(b.String()), out, nil
 }
 
-func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in SessionIn) (*mcp.CallToolResult, CloseOut, error) {
+func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in CloseIn) (*mcp.CallToolResult, CloseOut, error) {
+	switch {
+	case in.ForwardID != "" && in.SessionID != "":
+		return nil, CloseOut{}, errors.New("give session_id or forward_id, not both")
+	case in.ForwardID != "":
+		return h.closeForward(in.ForwardID)
+	case in.SessionID == "":
+		return nil, CloseOut{}, errors.New("session_id is required (or forward_id to close a port forward); list shows both")
+	}
 	info, err := h.mgr.Close(ctx, in.SessionID)
 	if err != nil {
 		// Not found, or the agent could not end it: closed: true would be
@@ -574,7 +602,13 @@ func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in Session
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
 	h.hu.record(audit.Event{Event: "close", Session: info.ID, ExitCode: info.ExitCode})
-	return textResult("closed " + info.ID), out, nil
+	text := "closed " + info.ID
+	if h.fwd != nil {
+		if ids := h.fwd.closeSession(info.ID); len(ids) > 0 {
+			text += " and its forwards " + strings.Join(ids, ", ")
+		}
+	}
+	return textResult(text), out, nil
 }
 
 func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in AttachIn) (*mcp.CallToolResult, OpenOut, error) {

@@ -65,7 +65,13 @@ type Rule struct {
 	Allow         []*regexp.Regexp
 	Held          string
 	NoElicitation string
-	Line          int // where the rule starts in the file
+	// Forward lists the addresses forwards may reach (forward.go); nil
+	// falls through.
+	Forward []string
+	// ForwardListenAny lets a forward's listener here bind a
+	// non-loopback address.
+	ForwardListenAny *bool
+	Line             int // where the rule starts in the file
 }
 
 // Default is the policy without a file: every held command asks the human
@@ -138,6 +144,8 @@ type fileRule struct {
 	Allow         []string `toml:"allow"`
 	Held          string   `toml:"held"`
 	NoElicitation string   `toml:"no_elicitation"`
+	Forward       []string `toml:"forward"`
+	ListenAny     *bool    `toml:"forward_listen_any"`
 }
 
 type fileFormat struct {
@@ -187,7 +195,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 				}
 			}
 		}
-		return nil, &ParseError{File: name, Line: line, Key: key, Msg: "unknown key (known: [defaults] held, no_elicitation; [[rule]] hosts, read_only, deny, ask, allow, held, no_elicitation; [serial] ports)"}
+		return nil, &ParseError{File: name, Line: line, Key: key, Msg: "unknown key (known: [defaults] held, no_elicitation; [[rule]] hosts, read_only, deny, ask, allow, held, no_elicitation, forward, forward_listen_any; [serial] ports)"}
 	}
 	p := &Policy{File: name, Held: cmpOr(ff.Defaults.Held, Ask), NoElicitation: cmpOr(ff.Defaults.NoElicitation, Confirm)}
 	if err := checkSetting(p.Held, Ask, Confirm, Deny); err != nil {
@@ -208,7 +216,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 		bad := func(key, msg string) error {
 			return &ParseError{File: name, Line: lineOf(data, toml.Key{"rule", fmt.Sprint(i), key}), Key: fmt.Sprintf("rule[%d].%s", i+1, key), Msg: msg}
 		}
-		r := Rule{Hosts: fr.Hosts, ReadOnly: fr.ReadOnly, Held: fr.Held, NoElicitation: fr.NoElicitation, Line: ruleLine(data, i)}
+		r := Rule{Hosts: fr.Hosts, ReadOnly: fr.ReadOnly, Held: fr.Held, NoElicitation: fr.NoElicitation, ForwardListenAny: fr.ListenAny, Line: ruleLine(data, i)}
 		if len(fr.Hosts) == 0 {
 			return nil, &ParseError{File: name, Line: r.Line, Key: fmt.Sprintf("rule[%d].hosts", i+1), Msg: `every rule needs hosts, e.g. hosts = ["prod-*"] (or ["*"] for all, "local", "serial:*")`}
 		}
@@ -245,6 +253,15 @@ func Parse(name string, data []byte) (*Policy, error) {
 					return nil, bad(l.key, fmt.Sprintf("bad regular expression %q: %v", s, err))
 				}
 				*l.dest = append(*l.dest, re)
+			}
+		}
+		if fr.Forward != nil {
+			r.Forward = []string{}
+			for _, a := range fr.Forward {
+				if err := checkForwardPattern(a); err != nil {
+					return nil, bad("forward", err.Error())
+				}
+				r.Forward = append(r.Forward, a)
 			}
 		}
 		p.Rules = append(p.Rules, r)
