@@ -254,9 +254,10 @@ func TestWaitAfterExit(t *testing.T) {
 	}
 }
 
-// TestCloseUnblocksRead checks that Close ends a Read waiting on a quiet
-// session and that the session keeps running.
-func TestCloseUnblocksRead(t *testing.T) {
+// TestCloseDetaches checks that Close ends a Read waiting on a quiet
+// session with ErrDetached and that the session keeps running, without
+// clients (the rest of Close's contract is in conformance_test.go).
+func TestCloseDetaches(t *testing.T) {
 	td := startDaemon(t, daemon.Options{})
 	c := td.client()
 	kc, ks, err := c.Create(ctxT(t), transport.Target{Command: "sleep", Args: []string{"1000"}}, nil)

@@ -1,0 +1,15 @@
+package local_test
+
+import (
+	"testing"
+
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/transporttest"
+)
+
+// TestConformance runs the transport.Conn suite on a PTY running cat.
+func TestConformance(t *testing.T) {
+	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
+		return open(t, transport.Target{Command: "cat", Term: "dumb"})
+	}, transporttest.Options{})
+}
