@@ -5,6 +5,7 @@
 //	ttymux mcp        run the MCP server on stdin/stdout (--http ADDR: over HTTP)
 //	ttymux ls         list the sessions the local agent keeps
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
+//	ttymux web        the human's console in a browser (prints its URL)
 //	ttymux doctor     check what the features need on this machine
 //	ttymux audit      show the audit log (-f to follow, --json)
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
@@ -50,6 +51,7 @@ commands:
   mcp        run the MCP stdio server (the default); --http 127.0.0.1:PORT serves it over HTTP
   ls         list the persistent sessions the local ttymux agent keeps
   attach ID  attach this terminal to a session; detach with ctrl+]
+  web        serve the human's console on 127.0.0.1 and print its URL (--listen ADDR)
   doctor     check this machine for what ttymux needs (--json for scripts)
   audit      show the audit log of commands, approvals and sessions (-f follows, --json)
   tools-doc  print the MCP tool reference as Markdown
@@ -72,6 +74,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdLs(args, stdout, stderr)
 	case "attach":
 		return cmdAttach(args, os.Stdin, stdout, stderr)
+	case "web":
+		return cmdWeb(args, stdout, stderr)
 	case "doctor":
 		return cmdDoctor(args, stdout, stderr)
 	case "audit":

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/agent"
+)
+
+// agentSource is the console's view of the local agent.
+type agentSource struct{ c *agent.Client }
+
+func (a agentSource) List(ctx context.Context) ([]transport.KeptSession, error) {
+	return a.c.List(ctx)
+}
+
+func (a agentSource) AttachTail(ctx context.Context, id string, tail int64) (console.Stream, transport.KeptSession, error) {
+	conn, ks, _, err := a.c.AttachTail(ctx, id, tail)
+	if err != nil {
+		return nil, ks, err
+	}
+	return conn, ks, nil
+}
+
+// cmdWeb implements "ttymux web": the console on a loopback address until
+// interrupted. The URL, with its one token, is the first line it prints.
+func cmdWeb(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("web", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "the address to serve on (a loopback address; port 0 picks a free one)")
+	socket := fs.String("socket", "", "the agent's socket (default: the per-user socket)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over.\nThe first line printed is the URL to open (it carries the access token).\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	host, _, err := net.SplitHostPort(*listen)
+	if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+		fmt.Fprintf(stderr, "ttymux web: --listen %s: give a loopback address (127.0.0.1:PORT or [::1]:PORT): the console types into your terminals\n", *listen)
+		return 2
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "ttymux web: %v\n", err)
+		return 1
+	}
+	log := newLogger(stderr)
+	cs := console.New(console.Options{Source: agentSource{&agent.Client{Socket: *socket}}, Logger: log.With("component", "console")})
+	fmt.Fprintln(stdout, cs.URL(ln.Addr().String()))
+	if f, ok := stdout.(*os.File); ok {
+		f.Sync()
+	}
+	srv := &http.Server{Handler: cs, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+		return 0
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return 0
+		}
+		fmt.Fprintf(stderr, "ttymux web: %v\n", err)
+		return 1
+	}
+}

@@ -1,0 +1,490 @@
+// Package console serves the human's window on ttymux: a page on 127.0.0.1
+// listing every session the user's agent holds, updating live, and for
+// each a live terminal (xterm.js, embedded) that opens read-only and can be
+// taken over to type, then given back.
+//
+// Access: a random 128-bit token, given once in the URL the server prints,
+// is traded for an HttpOnly, SameSite=Strict cookie on the first visit;
+// every other request needs that cookie (or the token as a bearer header).
+// The Host header must name a loopback address (DNS rebinding), and a
+// request that changes anything must come from the page's own origin.
+//
+// What the page shows is what the terminal shows: secrets typed with echo
+// off never reach the output, and the agent's redacted ranges come back
+// redacted. Session metadata (which holds the session's nonce) never leaves
+// the server: only its name, transport and host do.
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ttymux/ttymux/transport"
+)
+
+//go:embed static
+var static embed.FS
+
+// Stream is a live attachment to one session.
+type Stream interface {
+	io.ReadWriteCloser
+	Resize(ctx context.Context, sz transport.Size) error
+}
+
+// Source is where sessions come from: the user's local agent.
+type Source interface {
+	List(ctx context.Context) ([]transport.KeptSession, error)
+	// AttachTail attaches to id, replaying up to tail bytes of recent
+	// output first.
+	AttachTail(ctx context.Context, id string, tail int64) (Stream, transport.KeptSession, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	Source Source
+	Logger *slog.Logger
+	// Token is the access token; "" makes a random one.
+	Token string
+	// Poll is how often the session list is refreshed for watching pages
+	// (default 1 s).
+	Poll time.Duration
+}
+
+// Server is the console's http.Handler.
+type Server struct {
+	src    Source
+	log    *slog.Logger
+	token  string
+	poll   time.Duration
+	mux    *http.ServeMux
+	cookie string
+
+	mu      sync.Mutex        // protects drivers
+	drivers map[string]string // session id -> the page id driving it
+}
+
+// cookieName holds the token in the browser.
+const cookieName = "ttymux_console"
+
+// attachTail is how much recent output a terminal page replays to draw
+// the screen, as ttymux attach does.
+const attachTail = 64 << 10
+
+// New returns a console server.
+func New(o Options) *Server {
+	s := &Server{src: o.Source, log: o.Logger, token: o.Token, poll: o.Poll, drivers: map[string]string{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.token == "" {
+		var b [16]byte
+		rand.Read(b[:])
+		s.token = hex.EncodeToString(b[:])
+	}
+	if s.poll <= 0 {
+		s.poll = time.Second
+	}
+	sub, _ := fs.Sub(static, "static")
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(sub)))
+	mux.HandleFunc("GET /{$}", s.page("console.html"))
+	mux.HandleFunc("GET /s/{id}", s.page("terminal.html"))
+	mux.HandleFunc("GET /api/sessions", s.sessions)
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/s/{id}/output", s.output)
+	mux.HandleFunc("POST /api/s/{id}/takeover", s.takeover)
+	mux.HandleFunc("POST /api/s/{id}/giveback", s.giveback)
+	mux.HandleFunc("POST /api/s/{id}/input", s.input)
+	mux.HandleFunc("POST /api/s/{id}/resize", s.resize)
+	s.mux = mux
+	return s
+}
+
+// Token is the access token, for the URL to print.
+func (s *Server) Token() string { return s.token }
+
+// URL is the address to open for a server listening on addr.
+func (s *Server) URL(addr string) string { return "http://" + addr + "/?token=" + s.token }
+
+// ServeHTTP checks the Host header and the token, then serves.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !loopbackHost(r.Host) {
+		http.Error(w, "the console answers only to a loopback Host (127.0.0.1, localhost, [::1])", http.StatusMisdirectedRequest)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
+	if tok := r.URL.Query().Get("token"); tok != "" && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/") && !strings.HasPrefix(r.URL.Path, "/api/") {
+		if !s.tokenOK(tok) {
+			http.Error(w, "wrong token: open the URL ttymux web printed", http.StatusUnauthorized)
+			return
+		}
+		// Trade the token for a cookie and drop it from the address bar
+		// (and from the history).
+		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		u := *r.URL
+		q := u.Query()
+		q.Del("token")
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
+	if !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ttymux console"`)
+		http.Error(w, "not authorized: open the URL ttymux web printed (it carries the token)", http.StatusUnauthorized)
+		return
+	}
+	if r.Method != http.MethodGet && !sameOrigin(r) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if c, err := r.Cookie(cookieName); err == nil && s.tokenOK(c.Value) {
+		return true
+	}
+	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenOK(b) {
+		return true
+	}
+	return false
+}
+
+// sameOrigin: a POST must carry an Origin naming this server (browsers
+// send it on every cross-origin and every POST request).
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		// Not a browser (curl, a test with the bearer token).
+		return r.Header.Get("Authorization") != ""
+	}
+	return o == "http://"+r.Host
+}
+
+// loopbackHost reports whether a Host header names a loopback address.
+func loopbackHost(h string) bool {
+	host := h
+	if hh, _, err := net.SplitHostPort(h); err == nil {
+		host = hh
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (s *Server) page(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := static.ReadFile("static/" + name)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b)
+	}
+}
+
+// Session is one row of the console.
+type Session struct {
+	ID         string `json:"id"`
+	Name       string `json:"name,omitempty"`
+	Transport  string `json:"transport"`
+	Host       string `json:"host,omitempty"`
+	Command    string `json:"command"`
+	State      string `json:"state"`
+	Foreground string `json:"foreground,omitempty"`
+	Clients    int    `json:"clients"`
+	Rows       int    `json:"rows"`
+	Cols       int    `json:"cols"`
+	Created    string `json:"created"`
+	Driven     bool   `json:"driven,omitempty"` // a person has taken it over
+}
+
+// visibleMeta is the part of a session's metadata the page may see.
+type visibleMeta struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Host      string `json:"host"`
+}
+
+func (s *Server) list(ctx context.Context) ([]Session, error) {
+	ks, err := s.src.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(ks, func(a, b transport.KeptSession) int { return a.Created.Compare(b.Created) })
+	out := make([]Session, 0, len(ks))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range ks {
+		var m visibleMeta
+		json.Unmarshal(k.Meta, &m)
+		st := "running"
+		switch {
+		case k.Exited && k.ExitSignal != "":
+			st = "killed (" + string(k.ExitSignal) + ")"
+		case k.Exited:
+			st = fmt.Sprintf("exited (%d)", k.ExitStatus)
+		}
+		out = append(out, Session{
+			ID: k.ID, Name: m.Name, Transport: cmpOr(m.Transport, "local"), Host: m.Host,
+			Command: k.Command, State: st, Foreground: k.Foreground, Clients: k.Clients,
+			Rows: k.Size.Rows, Cols: k.Size.Cols, Created: k.Created.UTC().Format(time.RFC3339),
+			Driven: s.drivers[k.ID] != "",
+		})
+	}
+	return out, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	l, err := s.list(r.Context())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	writeJSON(w, l)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(v)
+}
+
+// sse starts a Server-Sent Events stream.
+func sse(w http.ResponseWriter) (func(event, data string) error, bool) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return nil, false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// A retry field tells EventSource how soon to come back after a drop.
+	io.WriteString(w, "retry: 1000\n\n")
+	fl.Flush()
+	return func(event, data string) error {
+		if event != "" {
+			if _, err := fmt.Fprintf(w, "event: %s\n", event); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return err
+		}
+		fl.Flush()
+		return nil
+	}, true
+}
+
+// events streams the session list whenever it changes.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	send, ok := sse(w)
+	if !ok {
+		return
+	}
+	var last string
+	t := time.NewTicker(s.poll)
+	defer t.Stop()
+	for {
+		l, err := s.list(r.Context())
+		var b []byte
+		if err != nil {
+			b, _ = json.Marshal(map[string]string{"error": err.Error()})
+		} else {
+			b, _ = json.Marshal(l)
+		}
+		if string(b) != last {
+			last = string(b)
+			if send("sessions", last) != nil {
+				return
+			}
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// output streams one session's output (base64 chunks) from a replay of its
+// recent tail on.
+func (s *Server) output(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	st, ks, err := s.src.AttachTail(ctx, id, attachTail)
+	cancel()
+	if err != nil {
+		code := http.StatusBadGateway
+		if errors.Is(err, transport.ErrNoSession) {
+			code = http.StatusNotFound
+		}
+		http.Error(w, err.Error(), code)
+		return
+	}
+	defer st.Close()
+	send, ok := sse(w)
+	if !ok {
+		return
+	}
+	info, _ := json.Marshal(map[string]any{"id": ks.ID, "rows": ks.Size.Rows, "cols": ks.Size.Cols, "command": ks.Command})
+	if send("info", string(info)) != nil {
+		return
+	}
+	go func() { <-r.Context().Done(); st.Close() }()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := st.Read(buf)
+		if n > 0 {
+			if send("", base64.StdEncoding.EncodeToString(buf[:n])) != nil {
+				return
+			}
+		}
+		var gap *transport.GapError
+		if errors.As(err, &gap) {
+			send("note", "some output was lost while this page fell behind")
+			continue
+		}
+		if err != nil {
+			send("end", "the session ended or the agent went away")
+			return
+		}
+	}
+}
+
+// A page drives a session after taking it over; its id (random, per page
+// load) comes in the X-Ttymux-Page header.
+func pageID(r *http.Request) string { return r.Header.Get("X-Ttymux-Page") }
+
+func (s *Server) takeover(w http.ResponseWriter, r *http.Request) {
+	id, p := r.PathValue("id"), pageID(r)
+	if p == "" {
+		http.Error(w, "X-Ttymux-Page missing", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	cur := s.drivers[id]
+	if cur == "" || cur == p || r.URL.Query().Get("force") == "1" {
+		s.drivers[id] = p
+		cur = p
+	}
+	s.mu.Unlock()
+	if cur != p {
+		http.Error(w, "another page is driving this session; take it over from there, or force it", http.StatusConflict)
+		return
+	}
+	s.log.Info("console: a person took over a session", "session", id)
+	writeJSON(w, map[string]bool{"driving": true})
+}
+
+func (s *Server) giveback(w http.ResponseWriter, r *http.Request) {
+	id, p := r.PathValue("id"), pageID(r)
+	s.mu.Lock()
+	if s.drivers[id] == p {
+		delete(s.drivers, id)
+	}
+	s.mu.Unlock()
+	s.log.Info("console: a person gave a session back", "session", id)
+	writeJSON(w, map[string]bool{"driving": false})
+}
+
+func (s *Server) driving(id string, r *http.Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := pageID(r)
+	return p != "" && s.drivers[id] == p
+}
+
+// maxInput bounds one input request (a paste).
+const maxInput = 1 << 20
+
+func (s *Server) input(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !s.driving(id, r) {
+		http.Error(w, "take the session over first: it is read-only while the agent drives it", http.StatusConflict)
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxInput+1))
+	if err != nil || len(b) > maxInput {
+		http.Error(w, "input too large (1 MiB at most)", http.StatusRequestEntityTooLarge)
+		return
+	}
+	if err := s.write(r.Context(), id, func(st Stream) error { _, err := st.Write(b); return err }); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) resize(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !s.driving(id, r) {
+		http.Error(w, "only the page driving a session resizes it", http.StatusConflict)
+		return
+	}
+	var sz struct{ Rows, Cols int }
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1024)).Decode(&sz); err != nil {
+		http.Error(w, "want {rows, cols}", http.StatusBadRequest)
+		return
+	}
+	size := transport.Size{Rows: sz.Rows, Cols: sz.Cols}
+	if !size.Valid() {
+		http.Error(w, "invalid size", http.StatusBadRequest)
+		return
+	}
+	if err := s.write(r.Context(), id, func(st Stream) error { return st.Resize(r.Context(), size) }); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// write attaches to id for one operation (an attach from the end: nothing
+// is replayed) and runs op on it.
+func (s *Server) write(ctx context.Context, id string, op func(Stream) error) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, _, err := s.src.AttachTail(ctx, id, 0)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return op(st)
+}

@@ -1,0 +1,56 @@
+"use strict";
+// The session list, kept live by the server's event stream.
+(function () {
+  const tbody = document.querySelector("#sessions tbody");
+  const status = document.getElementById("status");
+  function cell(tr, text, cls) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    tr.appendChild(td);
+    return td;
+  }
+  function age(iso) {
+    const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+    if (s < 60) return s + "s";
+    if (s < 3600) return Math.floor(s / 60) + "m";
+    return Math.floor(s / 3600) + "h" + Math.floor((s % 3600) / 60) + "m";
+  }
+  function render(list) {
+    tbody.textContent = "";
+    document.getElementById("sessions").hidden = list.length === 0;
+    document.getElementById("empty").hidden = list.length !== 0;
+    for (const s of list) {
+      const tr = document.createElement("tr");
+      tr.dataset.id = s.id;
+      const td = document.createElement("td");
+      const a = document.createElement("a");
+      a.href = "/s/" + encodeURIComponent(s.id);
+      a.textContent = s.name ? s.name + " (" + s.id + ")" : s.id;
+      td.appendChild(a);
+      if (s.driven) {
+        const b = document.createElement("span");
+        b.className = "badge driven";
+        b.textContent = "a person is typing";
+        td.append(" ", b);
+      }
+      tr.appendChild(td);
+      cell(tr, s.transport);
+      cell(tr, s.host || "this machine");
+      cell(tr, s.state);
+      cell(tr, s.foreground || "");
+      cell(tr, age(s.created), "age");
+      cell(tr, s.cols + "×" + s.rows);
+      cell(tr, s.command, "cmd").title = s.command;
+      tbody.appendChild(tr);
+    }
+  }
+  const es = new EventSource("/api/events");
+  es.addEventListener("sessions", (e) => {
+    const v = JSON.parse(e.data);
+    if (v && v.error) { status.textContent = "agent: " + v.error; return; }
+    status.textContent = "live";
+    render(v || []);
+  });
+  es.onerror = () => { status.textContent = "reconnecting…"; };
+})();
