@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// noopBinary builds internal/noopmcp as install.sh builds ttymux, beside
+// installedBinary.
+func noopBinary(b *testing.B) string {
+	dir := filepath.Dir(installedBinary(b))
+	out := filepath.Join(dir, "noopmcp")
+	if _, err := os.Stat(out); err == nil {
+		return out
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "../../internal/noopmcp")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build noopmcp: %v\n%s", err, o)
+	}
+	return out
+}
+
+// startToList spawns cmd as a client spawns an MCP server, and returns how
+// long it took from the spawn to the answer to the first tools/list.
+func startToList(b *testing.B, cmd *exec.Cmd) time.Duration {
+	cmd.Stderr = nil
+	start := time.Now()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	d := time.Since(start)
+	if err != nil || len(res.Tools) == 0 {
+		b.Fatalf("tools/list: %v", err)
+	}
+	cs.Close()
+	return d
+}
+
+// BenchmarkStartupVsNoop measures what a client pays at the start of every
+// session: spawning `ttymux mcp` (built as install.sh builds it) to the
+// answer of its first tools/list, against the same for a no-op go-sdk
+// server built the same way, interleaved in one run. DESIGN.md's target:
+// ≤ 1.5× the no-op server.
+func BenchmarkStartupVsNoop(b *testing.B) {
+	bin, noop := installedBinary(b), noopBinary(b)
+	home := b.TempDir()
+	runtime := shortTempDir(b)
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
+	var ours, floor []time.Duration
+	for b.Loop() {
+		n := exec.Command(noop)
+		n.Env = env
+		floor = append(floor, startToList(b, n))
+		t := exec.Command(bin, "mcp")
+		t.Env = env
+		ours = append(ours, startToList(b, t))
+	}
+	b.ReportMetric(float64(median(floor).Microseconds()), "noop-µs")
+	b.ReportMetric(float64(median(ours).Microseconds()), "ttymux-µs")
+	b.ReportMetric(float64(median(ours))/float64(median(floor)), "x-noop")
+}
