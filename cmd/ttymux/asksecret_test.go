@@ -140,8 +140,8 @@ func TestAskSecret(t *testing.T) {
 			searchFiles(t, state, cache, filepath.Dir(rig.audit), filepath.Dir(open.Recording))
 			var kinds []string
 			for _, e := range rig.events() {
-				if strings.HasPrefix(e.Event, "secret_") {
-					kinds = append(kinds, e.Event+":"+e.Decision)
+				if strings.HasPrefix(string(e.Event), "secret_") {
+					kinds = append(kinds, string(e.Event)+":"+string(e.Decision))
 					if e.Command != audit.Redacted {
 						t.Fatalf("audit command %q", e.Command)
 					}

@@ -6,7 +6,7 @@
 //	ttymux ls         list the sessions the local agent keeps
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
 //	ttymux doctor     check what the features need on this machine
-//	ttymux audit      show the audit log (-f to follow, --json)
+//	ttymux audit      show the audit log (-f to follow, --json; verify checks its chain)
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
 //	ttymux version    print the version
 //
@@ -51,7 +51,7 @@ commands:
   ls         list the persistent sessions the local ttymux agent keeps
   attach ID  attach this terminal to a session; detach with ctrl+]
   doctor     check this machine for what ttymux needs (--json for scripts)
-  audit      show the audit log of commands, approvals and sessions (-f follows, --json)
+  audit      show the audit log of commands, approvals and sessions (-f follows, --json; audit verify checks its hash chain)
   tools-doc  print the MCP tool reference as Markdown
   version    print the version
 

@@ -269,6 +269,9 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *
 	rs.subscriptionOptions(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "ttymux", Title: "ttymux terminals", Version: version()}, opts)
 	h := &handlers{mgr: mgr, log: log, hu: newHuman(hc, log), fan: fan}
+	if mgr != nil {
+		mgr.SetApprover(h.hu) // the one Approver of every held line
+	}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
@@ -573,7 +576,7 @@ func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in Session
 		return nil, CloseOut{}, err
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
-	h.hu.record(audit.Event{Event: "close", Session: info.ID, ExitCode: info.ExitCode})
+	h.hu.record(audit.Event{Event: audit.KindClose, Session: info.ID, ExitCode: info.ExitCode})
 	return textResult("closed " + info.ID), out, nil
 }
 
