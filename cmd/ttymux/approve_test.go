@@ -51,6 +51,7 @@ type rigOptions struct {
 	log      *slog.Logger
 	stateDir string
 	formOnly bool // the client declares form elicitation only
+	now      func() time.Time // the approver's clock (grants); nil: time.Now
 }
 
 func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
@@ -78,7 +79,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = al.Close() })
-	srv := newServerWith(m, o.log, humanConfig{audit: al}, nil)
+	srv := newServerWith(m, o.log, humanConfig{audit: al, now: o.now}, nil)
 	var opts *mcp.ClientOptions
 	if answer != nil {
 		caps := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
