@@ -50,7 +50,7 @@ type rigOptions struct {
 	answer   func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	log      *slog.Logger
 	stateDir string
-	formOnly bool // the client declares form elicitation only
+	formOnly bool             // the client declares form elicitation only
 	now      func() time.Time // the approver's clock (grants); nil: time.Now
 }
 
