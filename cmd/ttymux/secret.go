@@ -112,6 +112,12 @@ func (hu *human) offer(ctx context.Context, req *mcp.CallToolRequest, key string
 		return secretOutcome{note: fmt.Sprintf("A human must type this secret: ask the user to open %s in a browser on this machine and type it there (the page works once, until %s). It goes straight into the terminal, followed by Enter; you never see it. Repeat this call to wait for it, or read {wait: true} later.", a.page.URL, a.page.Deadline().Format("15:04:05"))}
 	}
 	if err := a.page.Wait(ctx); err != nil {
+		if ctx.Err() == nil && !errors.Is(err, secretpage.ErrExpired) {
+			// Posted, and the terminal did not take it (the gate held it,
+			// or the session ended): deliver recorded why.
+			hu.dropAsk(key, a)
+			return secretOutcome{err: fmt.Errorf("refused: the human's secret was not typed: %v", err)}
+		}
 		if elicitURL(req) || errors.Is(err, secretpage.ErrExpired) {
 			hu.dropAsk(key, a)
 			ev.Event, ev.Decision, ev.Reason = audit.KindSecretAnswered, audit.DeclinedByHuman, "no answer in time"
@@ -162,9 +168,11 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		e := ev
 		e.Event, e.Decision = audit.KindSecretAnswered, audit.Typed
 		if err != nil {
+			// The human reads this on the page, the model in the result:
+			// neither quotes the secret (the gate never does).
 			e.Decision, e.Reason = callFrom(tctx).outcome(err)
 			h.log.Warn("type the human's secret", "session", id, "err", err)
-			err = fmt.Errorf("session %s did not take it: %v", id, err)
+			err = fmt.Errorf("session %s did not take it (%s); nothing was typed. Type it yourself in the terminal (ttymux attach %s)", id, e.Reason, id)
 		}
 		h.hu.record(e)
 		return err
