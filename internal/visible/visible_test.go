@@ -42,3 +42,13 @@ func BenchmarkStringPlain(b *testing.B) {
 		_ = String(s)
 	}
 }
+
+// BenchmarkStringMiB: a 1 MiB line of words, runs of spaces and control
+// characters is made visible in linear time.
+func BenchmarkStringMiB(b *testing.B) {
+	s := strings.Repeat("rm -rf x"+strings.Repeat(" ", 40)+"\x1b[8m;", 1<<20/54)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		_ = String(s)
+	}
+}
