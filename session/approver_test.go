@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,5 +144,68 @@ func TestApproverHoldsTheInput(t *testing.T) {
 	all := w.String()
 	if i, j := strings.Index(all, "touch /tmp/held"), strings.Index(all, "echo other"); i < 0 || j < i {
 		t.Fatalf("typed %q", all)
+	}
+}
+
+// TestCheckCommandOneHold: a command run on many hosts (fanout) is put to
+// the Approver once, as one Hold naming every held host with every
+// host's reasons; hosts the policy denies are refused whatever the
+// Approver says, hosts it lets run are not held, and the Approver's
+// refusal refuses only the held hosts.
+func TestCheckCommandOneHold(t *testing.T) {
+	pol, err := policy.Parse("policy.toml", []byte(`
+[[rule]]
+hosts = ["ro*"]
+read_only = true
+[[rule]]
+hosts = ["ask*"]
+ask = ['^touch']
+[[rule]]
+hosts = ["deny*"]
+deny = ['^touch']
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		grant bool
+	}{{"granted", true}, {"refused", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var holds []*Hold
+			m := NewManager(Options{Policy: pol, Approver: approverFunc(func(_ context.Context, h *Hold) (Grant, error) {
+				holds = append(holds, h)
+				if tt.grant {
+					return h.Grant("approved_by_human"), nil
+				}
+				return Grant{}, errors.New("refused: declined")
+			})})
+			hosts := []string{"ro1", "ask1", "deny1", "free1", "ro2"}
+			refused, err := m.CheckCommand(t.Context(), Command{Op: OpFanout, Line: "touch /tmp/x", Hosts: hosts})
+			if len(holds) != 1 {
+				t.Fatalf("asked %d times", len(holds))
+			}
+			h := holds[0]
+			if strings.Join(h.Hosts, ",") != "ro1,ask1,ro2" || len(h.Reasons) != 3 || h.Op != OpFanout {
+				t.Fatalf("hold %+v", h)
+			}
+			want := "deny1"
+			if !tt.grant {
+				want = "ask1,deny1,ro1,ro2"
+				if err == nil {
+					t.Fatal("no refusal")
+				}
+			}
+			var got []string
+			for _, host := range hosts {
+				if refused[host] != nil {
+					got = append(got, host)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, ",") != want {
+				t.Fatalf("refused %v, want %s", got, want)
+			}
+		})
 	}
 }
