@@ -11,8 +11,9 @@
 //   - transports as values (kind.go, kinds.go): a Kind says everything that
 //     differs between a local shell, an SSH login and a serial console, so
 //     the Manager never names a transport;
-//   - typing (io.go, keys.go, linectl.go): the gate (gate.go) first, then
-//     text, keys, pastes, line controls and secrets;
+//   - typing (io.go, keys.go, linectl.go): the gate (gate.go) first, a held
+//     line settled by the one Approver under the input lock (approver.go),
+//     then text, keys, pastes, line controls and secrets;
 //   - waiting for a command's verdict (wait.go): the command record Send
 //     makes, the pump's broadcast channels, timers, polling and coalescing
 //     around the engine in session/verdict, which owns every rule of when a

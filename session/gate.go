@@ -2,10 +2,11 @@ package session
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ttymux/ttymux/internal/gate"
@@ -16,18 +17,22 @@ import (
 // The gate looks at text about to be typed into any session, whatever the
 // transport, and asks the policy (internal/policy, which reads the line
 // with a shell parser in internal/gate) whether it runs, is held for
-// approval or is refused. A held line is typed only after Approve for that
-// exact line; there is no other bypass. Who approves (the human through the
-// MCP client, or the model's confirm) is decided by the caller.
+// approval or is refused. A held line is put to the Approver (approver.go)
+// where it arises, while the session's input lock is held: it runs only
+// with a Grant minted for that very Hold. There is no other way through.
+// Who approves (the human through the MCP client, or the model's confirm
+// where the policy lets it) is the Approver's business, in cmd.
 
-// GateError is returned when a line is held or refused.
+// GateError is returned when a line is refused outright, or held while
+// there is no Approver to ask.
 type GateError struct {
-	Rule    string // what the rule guards against, or the policy pattern
-	Reason  string // why, for humans (never quotes secret text)
-	Line    string // the offending line, trimmed; empty when it was secret
-	Secret  bool   // the text was secret: the error does not quote it
-	Session string // the session's id ("" for an open)
-	Host    string // the policy's name for where it runs: local, serial:PORT, the SSH host
+	Rule    string   // what the rule guards against, or the policy pattern
+	Reason  string   // why, for humans (never quotes secret text)
+	Reasons []string // every reason, Reason first
+	Line    string   // the offending line; empty when it was secret
+	Secret  bool     // the text was secret: the error does not quote it
+	Session string   // the session's id ("" for an open)
+	Host    string   // the policy's name for where it runs: local, serial:PORT, the SSH host
 	// Denied is set when the line is refused outright (a deny pattern, or
 	// held = "deny"): nobody may approve it.
 	Denied bool
@@ -38,11 +43,16 @@ type GateError struct {
 	// Destructive is set when the destructive-command gate (not a policy
 	// rule) holds the line.
 	Destructive bool
-	key         string
 }
 
 func (e *GateError) Error() string {
-	what := fmt.Sprintf("%q", e.Line)
+	// The model wrote the line: a long one is cut here, where only the
+	// model reads it (the human's approval form shows it whole).
+	l := strings.TrimSpace(e.Line)
+	if len(l) > 200 {
+		l = l[:200] + "…"
+	}
+	what := fmt.Sprintf("%q", l)
 	if e.Secret {
 		what = "the secret text"
 	}
@@ -57,37 +67,10 @@ func (e *GateError) Error() string {
 	return fmt.Sprintf("held: %s needs approval (%s); nothing was typed or run. If this is intended, repeat the call with confirm: true", what, e.Reason)
 }
 
-// Key identifies the held line for Approve (a hash: it never holds the
-// text).
-func (e *GateError) Key() string { return e.key }
-
-// lineKey identifies a line for Approve without keeping its text.
+// lineKey identifies a line without keeping its text.
 func lineKey(line string) string {
 	h := sha256.Sum256([]byte(line))
 	return hex.EncodeToString(h[:16])
-}
-
-// Approve lets the next Send whose line has key (GateError.Key) through the
-// gate once. Lines refused outright (Denied) are never let through.
-func (s *Session) Approve(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.approved == nil {
-		s.approved = map[string]int{}
-	}
-	s.approved[key]++
-}
-
-func (s *Session) takeApproval(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.approved[key] == 0 {
-		return false
-	}
-	if s.approved[key]--; s.approved[key] == 0 {
-		delete(s.approved, key)
-	}
-	return true
 }
 
 // PolicyHost is the name the policy matches this session by: "local",
@@ -96,35 +79,32 @@ func (s *Session) takeApproval(key string) bool {
 // host).
 func (s *Session) PolicyHost() string { return cmp.Or(s.policyHost, s.transport) }
 
-// checkGate applies the policy and the destructive-command gate to text
-// typed into s (Session.gate, in io.go, redacts the error).
-func (s *Session) checkGate(text string, secret bool) error {
+// judge is the policy's verdict on text typed into s: nil when it runs, a
+// *GateError when it is refused, or the Hold to put to the Approver.
+func (s *Session) judge(op, text string, secret bool) (*Hold, error) {
 	host := s.PolicyHost()
 	v := s.policy.Check(host, text, secret)
 	if v.Decision == policy.Run {
-		return nil
+		return nil, nil
 	}
-	key := lineKey(text)
-	if v.Decision == policy.Hold && s.takeApproval(key) {
-		return nil
+	h := newHold(op, text, secret, v)
+	h.Session, h.Host, h.Transport = s.id, host, s.transport
+	if v.Decision == policy.Refuse {
+		return nil, s.redacted(h.gateError(true))
 	}
-	ge := &GateError{
-		Rule: v.Rule, Reason: v.Reason, Line: trimLine(text), Session: s.id, Host: host,
-		Denied: v.Decision == policy.Refuse, Held: v.Held, NoElicitation: v.NoElicitation,
-		Destructive: v.Destructive, key: key,
-	}
-	if secret {
-		ge.Line = ""
-	}
-	return ge
+	return h, nil
 }
 
-func trimLine(l string) string {
-	l = strings.TrimSpace(l)
-	if len(l) > 500 {
-		l = l[:500] + "…"
+// redacted hides the session's secrets from what a refusal or a hold
+// quotes: a held line may mention text typed earlier as a secret.
+func (s *Session) redacted(ge *GateError) *GateError {
+	if ge.Secret {
+		return ge
 	}
-	return l
+	s.mu.Lock()
+	ge.Line = redact(ge.Line, s.secrets)
+	s.mu.Unlock()
+	return ge
 }
 
 // OpenHost is the name the policy matches an open by (see PolicyHost).
@@ -157,8 +137,8 @@ func shellQuote(w string) string {
 // checkOpenGate applies the policy to what an open runs (OpenLine), and the
 // destructive-command gate also to each argument (sh -c takes a command
 // line) and each environment value a shell may execute (PROMPT_COMMAND,
-// PS1 with $(…)).
-func (m *Manager) checkOpenGate(k Kind, t transport.Target) error {
+// PS1 with $(…)); a held open is put to the Approver.
+func (m *Manager) checkOpenGate(ctx context.Context, k Kind, t transport.Target) error {
 	host := k.policyHost(t, "")
 	line := k.openLine(t)
 	v := m.opts.Policy.Check(host, line, false)
@@ -171,8 +151,8 @@ func (m *Manager) checkOpenGate(k Kind, t transport.Target) error {
 		}
 		for _, x := range texts {
 			if f := gate.CheckSecret(x); f != nil {
-				v = policy.Verdict{Decision: policy.Hold, Reason: f.Rule, Rule: f.Rule, Destructive: true}
-				v.Held, v.NoElicitation = m.opts.Policy.Check(host, "", false).Held, m.opts.Policy.Check(host, "", false).NoElicitation
+				d := m.opts.Policy.Check(host, "", false)
+				v = policy.Verdict{Decision: policy.Hold, Reason: f.Rule, Reasons: []string{f.Rule}, Rule: f.Rule, Destructive: true, Held: d.Held, NoElicitation: d.NoElicitation}
 				if v.Held == policy.Deny {
 					v.Decision = policy.Refuse
 				}
@@ -184,21 +164,12 @@ func (m *Manager) checkOpenGate(k Kind, t transport.Target) error {
 	if v.Decision == policy.Run {
 		return nil
 	}
-	return &GateError{
-		Rule: v.Rule, Reason: v.Reason, Line: trimLine(line), Host: host,
-		Denied: v.Decision == policy.Refuse, Held: v.Held, NoElicitation: v.NoElicitation,
-		Destructive: v.Destructive, key: lineKey(line),
+	h := newHold(OpOpen, line, false, v)
+	h.Host, h.Transport = host, k.Name
+	if v.Decision == policy.Refuse {
+		return h.gateError(true)
 	}
-}
-
-// IsHeld reports whether err is a GateError for a line that may be
-// approved.
-func IsHeld(err error) (*GateError, bool) {
-	var ge *GateError
-	if errors.As(err, &ge) && !ge.Denied {
-		return ge, true
-	}
-	return ge, false
+	return m.approve(ctx, h)
 }
 
 // gateOnly is the destructive-command gate alone (the default policy on a
@@ -210,18 +181,79 @@ func gateOnly(text string) error {
 	return nil
 }
 
-// CheckCommand applies the policy for host and the destructive-command
-// gate to a command line run outside any session (fanout's exec channels):
-// nil when it may run, else a *GateError (Denied when refused outright, else
-// held for approval, like a line typed into a session on that host).
-func (m *Manager) CheckCommand(host, line string) error {
-	v := m.opts.Policy.Check(host, line, false)
-	if v.Decision == policy.Run {
-		return nil
+// A Command is a command line run outside any session: a fanout's on each
+// of its hosts, or the line a file transfer stands for (`upload PATH`,
+// `download PATH`).
+type Command struct {
+	Op      string   // OpFanout, OpUpload, OpDownload
+	Line    string   // what the policy and the gate read
+	Hosts   []string // where it runs, by their policy names
+	Session string   // the session a transfer goes through, if any
+}
+
+// CheckCommand applies the policy for each host and the destructive-command
+// gate to c, and puts the held hosts to the Approver together, as one Hold
+// naming them all (one question, never one per host). It returns why each
+// refused host is refused (a host absent from refused runs), and the
+// Approver's answer when it refused the held ones: those hosts are then in
+// refused too.
+func (m *Manager) CheckCommand(ctx context.Context, c Command) (refused map[string]error, err error) {
+	refused = map[string]error{}
+	var held []string
+	var hold *Hold
+	for _, host := range c.Hosts {
+		v := m.opts.Policy.Check(host, c.Line, false)
+		switch v.Decision {
+		case policy.Run:
+			continue
+		case policy.Refuse:
+			h := newHold(c.Op, c.Line, false, v)
+			h.Host, h.Session = host, c.Session
+			refused[host] = h.gateError(true)
+			continue
+		}
+		held = append(held, host)
+		h := newHold(c.Op, c.Line, false, v)
+		// The strictest rule asks: the human's approval over the model's;
+		// the question carries every host's reasons.
+		switch {
+		case hold == nil:
+			hold = h
+		case hold.Held != policy.Ask && h.Held == policy.Ask:
+			h.Reasons = mergeReasons(h.Reasons, hold.Reasons)
+			hold = h
+		default:
+			hold.Reasons = mergeReasons(hold.Reasons, h.Reasons)
+		}
 	}
-	return &GateError{
-		Rule: v.Rule, Reason: v.Reason, Line: trimLine(line), Host: host,
-		Denied: v.Decision == policy.Refuse, Held: v.Held, NoElicitation: v.NoElicitation,
-		Destructive: v.Destructive, key: lineKey(line),
+	if hold == nil {
+		return refused, nil
 	}
+	hold.Hosts, hold.Host, hold.Session = held, hostNames(held), c.Session
+	if err := m.approve(ctx, hold); err != nil {
+		for _, host := range held {
+			refused[host] = err
+		}
+		return refused, err
+	}
+	return refused, nil
+}
+
+func mergeReasons(a, b []string) []string {
+	for _, r := range b {
+		if !slices.Contains(a, r) {
+			a = append(a, r)
+		}
+	}
+	return a
+}
+
+// hostNames names hosts for a person: all of them up to eight, else the
+// first eight and how many more.
+func hostNames(hosts []string) string {
+	const show = 8
+	if len(hosts) <= show {
+		return strings.Join(hosts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more (%d hosts)", strings.Join(hosts[:show], ", "), len(hosts)-show, len(hosts))
 }

@@ -36,7 +36,6 @@ type SendRequest struct {
 	Wait    bool
 	Until   string
 	Timeout time.Duration
-	Confirm bool // the caller confirmed a command the gate flagged
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
@@ -134,21 +133,28 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if !req.Confirm {
-		// Refuse at once, without waiting for another send to finish.
-		if err := s.gate(req.Text, req.Secret); err != nil {
-			return Result{}, err
-		}
+	// What the gate reads: the text, and bytes given in hex after it.
+	line := req.Text + string(req.Bytes)
+	// Refuse at once, without waiting for another send to finish; a held
+	// line is put to the Approver below, under the input lock.
+	held, err := s.judge(OpSend, line, req.Secret)
+	if err != nil {
+		return Result{}, err
 	}
 
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
-	if !req.Confirm && s.pending != "" {
-		// The gate sees the whole line the shell will run: what earlier
-		// sends typed without Enter, then this text.
-		if err := s.gate(s.pending+req.Text, req.Secret); err != nil {
-			return Result{}, err
-		}
+	// The gate sees the whole line the shell will run: what earlier sends
+	// typed without Enter, then this text; the Approver is asked while
+	// nothing else can be typed.
+	switch {
+	case s.pending != "":
+		err = s.gate(ctx, s.pending+line, req.Secret)
+	case held != nil:
+		err = s.settle(ctx, held)
+	}
+	if err != nil {
+		return Result{}, err
 	}
 	if req.Secret && req.Text != "" && !s.awaitSecretPrompt(ctx, opts.timeout) {
 		// secretwait.go: typed when the program asks, as a human would.
@@ -623,22 +629,6 @@ func (s *Session) waitResult(ctx context.Context, c *command, start time.Time, r
 		r.Note = joinNote(strings.Join(opts.notes, "; "), r.Note)
 	}
 	return r, nil
-}
-
-// gate applies the destructive-command gate to text. Secret text is checked
-// too (no bypass), but never quoted in the error, nor is any earlier secret.
-func (s *Session) gate(text string, secret bool) error {
-	err := s.checkGate(text, secret)
-	var ge *GateError
-	if errors.As(err, &ge) {
-		s.mu.Lock()
-		ge.Line = redact(ge.Line, s.secrets)
-		s.mu.Unlock()
-		if secret {
-			ge.Line, ge.Secret = "", true
-		}
-	}
-	return err
 }
 
 func clampTimeout(d time.Duration) (time.Duration, error) {

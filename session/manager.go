@@ -53,6 +53,9 @@ type Options struct {
 	// Policy decides which command lines run, are held for approval or are
 	// refused (see internal/policy); nil is policy.Default().
 	Policy *policy.Policy
+	// Approver settles lines the policy or the gate holds (approver.go);
+	// nil refuses them with a *GateError.
+	Approver Approver
 }
 
 // DefaultLimit is the default number of sessions a Manager holds at once.
@@ -110,9 +113,6 @@ type OpenRequest struct {
 	// server. When no agent can be had, the session lives in this process
 	// and OpenNote says why.
 	Persistent bool
-	// Confirm runs a command the destructive-command gate refused (the
-	// program and its arguments, environment values, an SSH command).
-	Confirm bool
 	// Record writes an asciicast v2 recording of the session to a new file
 	// in StateDir/recordings; RecordPath names the file instead (and
 	// implies Record). Info.Recording gives the path.
@@ -157,10 +157,8 @@ func (m *Manager) Open(ctx context.Context, req OpenRequest) (*Session, error) {
 	if err := m.checkSerialOpen(req); err != nil { // serialpolicy.go
 		return nil, err
 	}
-	if !req.Confirm {
-		if err := m.checkOpenGate(k, req.Target); err != nil {
-			return nil, err
-		}
+	if err := m.checkOpenGate(ctx, k, req.Target); err != nil {
+		return nil, err
 	}
 	m.mu.Lock()
 	switch {
@@ -264,7 +262,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	}
 	s := newSession(cfg)
 	s.openNote = note
-	s.policy = m.opts.Policy
+	s.policy, s.approver = m.opts.Policy, m.approver()
 	s.target = req.Target
 	if t.Password != "" {
 		// Should the far end ever echo it, results show ******** instead.
@@ -503,7 +501,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,
 		rec: m.resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
-	s.policy = m.opts.Policy
+	s.policy, s.approver = m.opts.Policy, m.approver()
 	s.target = transport.Target{Host: host}
 	s.mu.Lock()
 	s.pace = Pacing{Char: md.PaceChar, Line: md.PaceLine}

@@ -71,6 +71,9 @@ type Session struct {
 	storeMu sync.Mutex     // serialises persist: metadata reaches the agent in the order it was taken
 	pending string         // text typed since the last Enter, for the gate (guarded by sendMu)
 	policy  *policy.Policy // set once when the session is made; nil is the default
+	// approver settles held lines (approver.go); set once when the session
+	// is made; nil refuses them.
+	approver Approver
 
 	mu         sync.Mutex // mu protects the following
 	ring       *ring.Ring
@@ -88,8 +91,7 @@ type Session struct {
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
 	secrets    []string
-	approved   map[string]int // one-time approvals of held lines, by lineKey (see Approve)
-	red        redactState    // how far the output was searched for their echoes (redact.go)
+	red        redactState // how far the output was searched for their echoes (redact.go)
 	closed     bool
 	cmd        *command         // the last command sent, for read {wait: true}
 	lastScreen *screen.Snapshot // what the last diff read saw

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -16,23 +17,36 @@ import (
 	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/internal/secretpage"
+	"github.com/ttymux/ttymux/internal/visible"
 	"github.com/ttymux/ttymux/session"
 )
 
 // A human in the loop (DESIGN.md, "A human in the loop"): a command line
-// the gate or the policy holds is put to the human through the MCP client
-// (form elicitation) when the client can ask; only the human's accept runs
-// it, and the model's confirm: true is then not enough. A client that
-// cannot ask gets the policy's no_elicitation answer.
+// the gate or the policy holds is put to the Approver, the one place that
+// settles holds (session.Approver, implemented here by *human). The gate
+// calls it where the line is held — for a send with the session's input
+// lock held — with a session.Hold: exactly what would run, where, and every
+// reason. It answers with the Grant minted from that Hold, or a refusal:
 //
-// Two protocol revisions carry the question differently. At 2025-06-18
-// (Claude Code today) the server sends elicitation/create during the call
-// and waits for the answer, bounded by the call's timeout. At 2026-07-28
-// a server may not send requests during a call: the call returns an
-// input-required result and the client retries it with the answer
-// (multi round-trip, go-sdk mrtr.go). The retry carries the request state
-// ttymux gave it, which names one pending question for one line on one
-// session: it is used once, and only before the call's timeout has passed.
+//   - a grant the human gave earlier ("this exact command on this host for
+//     10 minutes") covers it;
+//   - the policy lets the model approve (held = "confirm"): the model's
+//     confirm: true;
+//   - the client can show a form: the human is asked. At 2025-06-18
+//     (Claude Code today) the server sends elicitation/create during the
+//     call and waits, bounded by the call's timeout. At 2026-07-28 a server
+//     may not send requests during a call: the call ends with an
+//     input-required result (askLater, which climbs up as the refusal) and
+//     the client retries it with the answer (multi round-trip, go-sdk
+//     mrtr.go). The retry carries the request state ttymux gave it, which
+//     names one question for one line on one session and host: it is used
+//     once, and only before the call's timeout has passed;
+//   - else the policy's no_elicitation answer: confirm (the model's
+//     confirm: true) or deny.
+//
+// Every question and answer is one audit event of a typed kind; the tool
+// handler records its own event (send, open, upload …) with the decision
+// the Approver reached, read back from the call (callInfo).
 
 // humanConfig is what newServerWith needs for the human in the loop.
 type humanConfig struct {
@@ -41,8 +55,8 @@ type humanConfig struct {
 	now   func() time.Time
 }
 
-// human holds the questions asked through multi round-trip results and
-// the audit log.
+// human is the Approver: it holds the questions asked through multi
+// round-trip results, the grants the human gave, and the audit log.
 type human struct {
 	audit *audit.Log
 	log   *slog.Logger
@@ -52,13 +66,27 @@ type human struct {
 
 	mu      sync.Mutex // mu protects the following
 	pending map[string]pendingQuestion
+	grants  map[string]time.Time // grantKey -> until
 }
 
 type pendingQuestion struct {
-	key      string // the held line's session.GateError.Key
+	key      string // the held text's session.Hold.Key
 	session  string
+	host     string
 	deadline time.Time
 }
+
+// GrantFor is how long a grant the human gives in the approval form lasts.
+const GrantFor = 10 * time.Minute
+
+// grantField is the approval form's one field: the human, and only the
+// human, may let this exact command run again on this host for GrantFor.
+const grantField = "allow_10_min"
+
+// maxShown bounds the command an approval form shows, after it is made
+// visible: a longer one is not put to the human (nobody checks 16 KiB in a
+// dialog), and the refusal says so.
+const maxShown = 16 << 10
 
 func newHuman(c humanConfig, log *slog.Logger) *human {
 	now := c.now
@@ -69,7 +97,7 @@ func newHuman(c humanConfig, log *slog.Logger) *human {
 	if pages == nil {
 		pages = secretpage.New(secretpage.Options{})
 	}
-	return &human{audit: c.audit, log: log, now: now, pending: map[string]pendingQuestion{},
+	return &human{audit: c.audit, log: log, now: now, pending: map[string]pendingQuestion{}, grants: map[string]time.Time{},
 		sec: secretState{asks: map[string]*secretAsk{}, boxes: map[string]*secretBox{}, pages: pages}}
 }
 
@@ -81,12 +109,167 @@ func (hu *human) record(e audit.Event) {
 	}
 }
 
-// approval is the outcome of asking about a held line.
-type approval struct {
-	ok       bool
-	decision string              // an audit decision
-	result   *mcp.CallToolResult // an input-required result to return as is (multi round-trip)
-	err      error               // why it was refused, for the model
+// callInfo is what the Approver needs from the tool call a hold arises in,
+// and what it decided, for the handler's own audit event. Handlers put it
+// in the call's context (withCall); one call's holds are settled one at a
+// time (the gate holds the input lock), so its fields need no lock.
+type callInfo struct {
+	req     *mcp.CallToolRequest // nil: no client to ask (a secret the page delivers)
+	confirm bool                 // the model's confirm: true
+	timeout time.Duration        // how long the human may take
+
+	decision audit.Decision // how a hold was settled; "" when nothing was held
+	reason   string         // why it was held
+	refused  bool           // the Approver refused: the decision is the outcome
+}
+
+type callKey struct{}
+
+func withCall(ctx context.Context, c *callInfo) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+func callFrom(ctx context.Context) *callInfo {
+	if c, ok := ctx.Value(callKey{}).(*callInfo); ok {
+		return c
+	}
+	return &callInfo{}
+}
+
+// askLater is the Approver's answer at 2026-07-28: not yet, the question
+// is in res, an input-required result the call returns as is.
+type askLater struct{ res *mcp.CallToolResult }
+
+func (*askLater) Error() string { return "the question to the human is in the result" }
+
+// questionIn returns the input-required result err carries, if any.
+func questionIn(err error) *mcp.CallToolResult {
+	var a *askLater
+	if errors.As(err, &a) {
+		return a.res
+	}
+	return nil
+}
+
+// outcome is the decision for a handler's audit event after the call's
+// work ended with err.
+func (c *callInfo) outcome(err error) (audit.Decision, string) {
+	var ge *session.GateError
+	switch {
+	case err == nil:
+		return cmp.Or(c.decision, audit.Ran), c.reason
+	case c.refused:
+		return c.decision, c.reason
+	case errors.As(err, &ge) && ge.Denied:
+		return audit.DeniedByPolicy, strings.Join(ge.Reasons, "; ")
+	}
+	return audit.Failed, err.Error()
+}
+
+// finish records a handler's event after its work ended with err (nothing
+// when the call only asked the human a question).
+func (hu *human) finish(ctx context.Context, ev audit.Event, start time.Time, err error) {
+	if questionIn(err) != nil {
+		return
+	}
+	ev.Decision, ev.Reason = callFrom(ctx).outcome(err)
+	if err == nil {
+		ev.DurationMS = hu.now().Sub(start).Milliseconds()
+	}
+	hu.record(ev)
+}
+
+// Approve settles a hold (session.Approver).
+func (hu *human) Approve(ctx context.Context, h *session.Hold) (session.Grant, error) {
+	c := callFrom(ctx)
+	c.reason = strings.Join(h.Reasons, "; ")
+	ev := audit.Event{Session: h.Session, Host: h.Host, Command: holdCommand(h), Reason: c.reason}
+	grant := func(by audit.Decision) (session.Grant, error) {
+		c.decision, c.refused = by, false
+		return h.Grant(string(by)), nil
+	}
+	refuse := func(by audit.Decision, err error) (session.Grant, error) {
+		c.decision, c.refused = by, true
+		return session.Grant{}, err
+	}
+	if until, ok := hu.granted(h); ok {
+		ev.Event, ev.Decision = audit.KindApprovalAnswered, audit.GrantedByHuman
+		ev.Reason = fmt.Sprintf("%s; covered by the human's grant until %s", c.reason, until.Format(time.RFC3339))
+		hu.record(ev)
+		return grant(audit.GrantedByHuman)
+	}
+	modelMay := h.Held == policy.Confirm || h.Held == ""
+	if !modelMay && elicitForm(c.req) {
+		msg, err := approvalMessage(h)
+		if err != nil {
+			ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAsked, audit.Held, err.Error()
+			hu.record(ev)
+			return refuse(audit.Held, err)
+		}
+		a := hu.askHuman(ctx, c, h, msg, ev)
+		if a.res != nil {
+			return refuse(audit.Held, &askLater{a.res})
+		}
+		if a.err != nil {
+			return refuse(audit.DeclinedByHuman, a.err)
+		}
+		if a.grant {
+			hu.give(h)
+		}
+		return grant(audit.ApprovedByHuman)
+	}
+	if modelMay || h.NoElicitation == policy.Confirm {
+		// confirm: true is the model's; it never creates a grant.
+		if c.confirm {
+			return grant(audit.ConfirmedByModel)
+		}
+		return refuse(audit.Held, h.HeldError())
+	}
+	return refuse(audit.DeniedByPolicy, fmt.Errorf("refused: %s needs a human's approval (%s), and this client cannot ask the human (it does not support elicitation); the policy (no_elicitation = \"deny\") does not let confirm: true run it. Nothing was typed. Ask the user to run it themselves, or to use a client that supports elicitation", quoted(h), c.reason))
+}
+
+// grantKey names a grant: this exact text (its hash), for this kind of
+// call, on this host (or this set of fanout hosts).
+func grantKey(h *session.Hold) string { return h.Op + "\x00" + h.Host + "\x00" + h.Key() }
+
+// granted reports whether a live grant covers h. A secret is never granted.
+func (hu *human) granted(h *session.Hold) (time.Time, bool) {
+	if h.Secret {
+		return time.Time{}, false
+	}
+	hu.mu.Lock()
+	defer hu.mu.Unlock()
+	k := grantKey(h)
+	until, ok := hu.grants[k]
+	if ok && !hu.now().Before(until) {
+		delete(hu.grants, k)
+		return time.Time{}, false
+	}
+	return until, ok
+}
+
+// give records the human's grant for h, for GrantFor from now.
+func (hu *human) give(h *session.Hold) {
+	if h.Secret {
+		return
+	}
+	hu.mu.Lock()
+	defer hu.mu.Unlock()
+	now := hu.now()
+	for k, until := range hu.grants {
+		if !now.Before(until) {
+			delete(hu.grants, k)
+		}
+	}
+	hu.grants[grantKey(h)] = now.Add(GrantFor)
+}
+
+// holdCommand is how a held line appears in the audit log.
+func holdCommand(h *session.Hold) string {
+	if h.Secret {
+		return audit.Redacted
+	}
+	return h.Line
 }
 
 // elicitForm reports whether the client can show the human a form.
@@ -118,117 +301,143 @@ func multiRoundTrip(req *mcp.CallToolRequest) bool {
 	return v == "" || v >= "2026-07-28"
 }
 
-// approvalSchema is the form: nothing to fill in, the human accepts or
-// declines.
-var approvalSchema = map[string]any{"type": "object", "properties": map[string]any{}}
+// approvalSchema is the form for h: accept or decline, and for a line that
+// is not secret, a grant for GrantFor.
+func approvalSchema(h *session.Hold) map[string]any {
+	props := map[string]any{}
+	if !h.Secret {
+		props[grantField] = map[string]any{
+			"type": "boolean", "default": false,
+			"title":       "Also allow this exact command on " + visible.String(h.Host) + " for the next 10 minutes",
+			"description": "Later calls with exactly this command line run without asking you again until then.",
+		}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
 
-// approvalMessage is what the human reads.
-func approvalMessage(ge *session.GateError, transport string) string {
+// approvalMessage is what the human reads: the whole command, made
+// visible (never cut), where it would run, and every reason it was held.
+// A command too long to show is not put to the human: the error says why.
+func approvalMessage(h *session.Hold) (string, error) {
 	var b strings.Builder
 	b.WriteString("ttymux: the AI wants to run a command that was held for your approval.\n\n")
-	if ge.Secret {
-		b.WriteString("    (secret text the model typed; not shown)\n\n")
+	shown := visible.String(h.Line)
+	switch {
+	case h.Secret:
+		b.WriteString("    (secret text; not shown)\n\n")
+	case len(shown) > maxShown:
+		return "", fmt.Errorf("refused: the command is %d bytes as it would be shown, more than an approval form can show whole (%d); it was not put to the human and nothing was typed or run. Split it into shorter commands the human can read", len(shown), maxShown)
+	default:
+		fmt.Fprintf(&b, "    %s\n\n", shown)
+		if shown != h.Line {
+			b.WriteString("(Shown exactly: control characters as \\x1b, \\n …, invisible characters as \\u…, runs of spaces as ␠×N.)\n\n")
+		}
+	}
+	fmt.Fprintf(&b, "Where: %s\n", where(h))
+	if len(h.Reasons) == 1 {
+		fmt.Fprintf(&b, "Held because: %s\n", visible.String(h.Reasons[0]))
 	} else {
-		fmt.Fprintf(&b, "    %s\n\n", ge.Line)
+		b.WriteString("Held because:\n")
+		for _, r := range h.Reasons {
+			fmt.Fprintf(&b, "  - %s\n", visible.String(r))
+		}
 	}
-	where := ge.Host
-	if ge.Session != "" {
-		where = "session " + ge.Session + " on " + ge.Host
-	} else {
-		where = "a new " + transport + " session on " + ge.Host
-	}
-	fmt.Fprintf(&b, "Where: %s\nHeld because: %s\n\nAccept runs it. Decline refuses it and nothing is typed.", where, ge.Reason)
-	return b.String()
+	b.WriteString("\nAccept runs it. Decline refuses it and nothing is typed.")
+	return b.String(), nil
 }
 
-// ask settles a held line: by the human (elicitation), by the model's
-// confirm where the policy lets it, or by refusing. timeout bounds the
-// wait for the human.
-func (hu *human) ask(ctx context.Context, req *mcp.CallToolRequest, ge *session.GateError, transport string, confirm bool, timeout time.Duration) approval {
-	command := ge.Line
-	if ge.Secret {
-		command = audit.Redacted
-	}
-	ev := audit.Event{Session: ge.Session, Host: ge.Host, Command: command, Reason: ge.Reason}
-	if ge.Held == policy.Confirm || ge.Held == "" {
-		// The policy lets the model approve: confirm: true is the old gate.
-		if confirm {
-			return approval{ok: true, decision: audit.ConfirmedByModel}
+func where(h *session.Hold) string {
+	host := visible.String(h.Host)
+	switch {
+	case h.Op == session.OpFanout:
+		return "fanout on " + host
+	case h.Op == session.OpUpload || h.Op == session.OpDownload:
+		s := h.Op + " on " + host
+		if h.Session != "" {
+			s += " (session " + h.Session + ")"
 		}
-		return approval{decision: audit.Held, err: ge}
+		return s
+	case h.Session != "":
+		return "session " + h.Session + " on " + host
 	}
-	if elicitForm(req) {
-		if multiRoundTrip(req) {
-			return hu.askRoundTrip(req, ge, transport, timeout, ev)
-		}
-		return hu.askNow(ctx, req, ge, transport, timeout, ev)
-	}
-	if ge.NoElicitation == policy.Confirm {
-		if confirm {
-			return approval{ok: true, decision: audit.ConfirmedByModel}
-		}
-		return approval{decision: audit.Held, err: ge}
-	}
-	return approval{decision: audit.DeniedByPolicy, err: fmt.Errorf("refused: %s needs a human's approval (%s), and this client cannot ask the human (it does not support elicitation); the policy (no_elicitation = \"deny\") does not let confirm: true run it. Nothing was typed. Ask the user to run it themselves, or to use a client that supports elicitation", quoted(ge), ge.Reason)}
+	return "a new " + h.Transport + " session on " + host
 }
 
-// settle decides a line the gate stopped (err holds the *GateError): a
-// policy deny refuses it, a hold is put to ask. When the line will not run,
-// ev gets the decision and reason and is recorded; when it may run, the
-// caller records ev after it ran. a.result, when set, is the call's result
-// (a question for the client to come back with).
-func (hu *human) settle(ctx context.Context, req *mcp.CallToolRequest, err error, ge *session.GateError, kind string, confirm bool, timeout time.Duration, ev *audit.Event) approval {
-	a := approval{decision: audit.DeniedByPolicy, err: err}
-	if !ge.Denied {
-		a = hu.ask(ctx, req, ge, kind, confirm, timeout)
-	}
-	if a.result == nil && !a.ok {
-		ev.Decision, ev.Reason = a.decision, ge.Reason
-		hu.record(*ev)
-	}
-	return a
-}
-
-func quoted(ge *session.GateError) string {
-	if ge.Secret {
+// quoted names the held text for the model (cut: the model wrote it).
+func quoted(h *session.Hold) string {
+	if h.Secret {
 		return "the secret text"
 	}
-	return fmt.Sprintf("%q", ge.Line)
+	l := h.Line
+	if len(l) > 200 {
+		l = l[:200] + "…"
+	}
+	return fmt.Sprintf("%q", l)
 }
 
 // declined is the refusal the model reads when the human says no.
-func declined(ge *session.GateError, how string) error {
-	return fmt.Errorf("refused: the human %s %s; nothing was typed or run. Do not retry it unless the user asks you to", how, quoted(ge))
+func declined(h *session.Hold, how string) error {
+	return fmt.Errorf("refused: the human %s %s; nothing was typed or run. Do not retry it unless the user asks you to", how, quoted(h))
 }
 
-// askNow asks during the call (protocol 2025-06-18).
-func (hu *human) askNow(ctx context.Context, req *mcp.CallToolRequest, ge *session.GateError, transport string, timeout time.Duration, ev audit.Event) approval {
-	ev.Event, ev.Decision = "approval_asked", audit.Held
+// answer is how asking the human went.
+type answer struct {
+	grant bool                // accepted, with a grant for GrantFor
+	res   *mcp.CallToolResult // a question to return (multi round-trip)
+	err   error               // refused
+}
+
+// askHuman puts h to the human: during the call (2025-06-18), or by an
+// input-required result, or from the answer the retry carries (2026-07-28).
+func (hu *human) askHuman(ctx context.Context, c *callInfo, h *session.Hold, msg string, ev audit.Event) answer {
+	timeout := cmp.Or(c.timeout, session.DefaultTimeout)
+	params := &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema(h)}
+	if multiRoundTrip(c.req) {
+		if q, ok := hu.takePending(c.req.Params.RequestState, h); ok {
+			if hu.now().After(q.deadline) {
+				return hu.noAnswer(h, timeout, ev)
+			}
+			res, _ := c.req.Params.InputResponses["approve"].(*mcp.ElicitResult)
+			return hu.answered(h, res, ev)
+		}
+		id := hu.putPending(h, timeout)
+		ev.Event, ev.Decision = audit.KindApprovalAsked, audit.Held
+		hu.record(ev)
+		return answer{res: &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"approve": params}, RequestState: id}}
+	}
+	ev.Event, ev.Decision = audit.KindApprovalAsked, audit.Held
 	hu.record(ev)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: approvalMessage(ge, transport), RequestedSchema: approvalSchema})
-	ev.Event = "approval_answered"
+	res, err := c.req.Session.Elicit(ctx, params)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		ev.Decision, ev.Reason = audit.DeclinedByHuman, "no answer within the call's timeout"
-		hu.record(ev)
-		return approval{decision: audit.DeclinedByHuman, err: fmt.Errorf("refused: the human did not answer within %s about %s; nothing was typed or run", timeout, quoted(ge))}
+		return hu.noAnswer(h, timeout, ev)
 	case err != nil:
 		hu.log.Warn("elicitation failed", "err", err)
-		ev.Decision, ev.Reason = audit.DeclinedByHuman, "the question could not be asked"
+		ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAnswered, audit.DeclinedByHuman, "the question could not be asked"
 		hu.record(ev)
-		return approval{decision: audit.DeclinedByHuman, err: fmt.Errorf("refused: %s needs the human's approval and asking failed (%v); nothing was typed or run", quoted(ge), err)}
+		return answer{err: fmt.Errorf("refused: %s needs the human's approval and asking failed (%v); nothing was typed or run", quoted(h), err)}
 	}
-	return hu.answered(ge, res, ev)
+	return hu.answered(h, res, ev)
 }
 
-func (hu *human) answered(ge *session.GateError, res *mcp.ElicitResult, ev audit.Event) approval {
-	ev.Event = "approval_answered"
+func (hu *human) noAnswer(h *session.Hold, timeout time.Duration, ev audit.Event) answer {
+	ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAnswered, audit.DeclinedByHuman, "no answer within the call's timeout"
+	hu.record(ev)
+	return answer{err: fmt.Errorf("refused: the human did not answer within %s about %s; nothing was typed or run", timeout, quoted(h))}
+}
+
+func (hu *human) answered(h *session.Hold, res *mcp.ElicitResult, ev audit.Event) answer {
+	ev.Event = audit.KindApprovalAnswered
 	if res != nil && res.Action == "accept" {
+		g, _ := res.Content[grantField].(bool)
 		ev.Decision = audit.ApprovedByHuman
+		if g && !h.Secret {
+			ev.Reason += fmt.Sprintf("; the human allowed this exact command on %s for %s", h.Host, GrantFor)
+		}
 		hu.record(ev)
-		return approval{ok: true, decision: audit.ApprovedByHuman}
+		return answer{grant: g}
 	}
 	how := "declined"
 	if res == nil || res.Action != "decline" {
@@ -236,47 +445,37 @@ func (hu *human) answered(ge *session.GateError, res *mcp.ElicitResult, ev audit
 	}
 	ev.Decision, ev.Reason = audit.DeclinedByHuman, how
 	hu.record(ev)
-	return approval{decision: audit.DeclinedByHuman, err: declined(ge, how)}
+	return answer{err: declined(h, how)}
 }
 
-// askRoundTrip asks through an input-required result (protocol
-// 2026-07-28), or takes the answer from the retry that carries it.
-func (hu *human) askRoundTrip(req *mcp.CallToolRequest, ge *session.GateError, transport string, timeout time.Duration, ev audit.Event) approval {
-	if state := req.Params.RequestState; state != "" {
-		hu.mu.Lock()
-		q, ok := hu.pending[state]
-		if ok && q.key == ge.Key() && q.session == ge.Session {
-			delete(hu.pending, state) // one use
-		} else {
-			ok = false
-		}
-		hu.mu.Unlock()
-		if ok {
-			if hu.now().After(q.deadline) {
-				ev.Event, ev.Decision, ev.Reason = "approval_answered", audit.DeclinedByHuman, "no answer within the call's timeout"
-				hu.record(ev)
-				return approval{decision: audit.DeclinedByHuman, err: fmt.Errorf("refused: the human did not answer within %s about %s; nothing was typed or run", timeout, quoted(ge))}
-			}
-			res, _ := req.Params.InputResponses["approve"].(*mcp.ElicitResult)
-			return hu.answered(ge, res, ev)
-		}
+// takePending finds the question the retry's request state names, for
+// this very hold; it is used once.
+func (hu *human) takePending(state string, h *session.Hold) (pendingQuestion, bool) {
+	if state == "" {
+		return pendingQuestion{}, false
 	}
+	hu.mu.Lock()
+	defer hu.mu.Unlock()
+	q, ok := hu.pending[state]
+	if !ok || q.key != h.Key() || q.session != h.Session || q.host != h.Host {
+		return pendingQuestion{}, false
+	}
+	delete(hu.pending, state)
+	return q, true
+}
+
+func (hu *human) putPending(h *session.Hold, timeout time.Duration) string {
 	id := newID()
 	hu.mu.Lock()
+	defer hu.mu.Unlock()
 	now := hu.now()
 	for k, q := range hu.pending {
 		if now.After(q.deadline) {
 			delete(hu.pending, k) // never answered
 		}
 	}
-	hu.pending[id] = pendingQuestion{key: ge.Key(), session: ge.Session, deadline: now.Add(timeout)}
-	hu.mu.Unlock()
-	ev.Event, ev.Decision = "approval_asked", audit.Held
-	hu.record(ev)
-	return approval{result: &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{"approve": &mcp.ElicitParams{Mode: "form", Message: approvalMessage(ge, transport), RequestedSchema: approvalSchema}},
-		RequestState:  id,
-	}}
+	hu.pending[id] = pendingQuestion{key: h.Key(), session: h.Session, host: h.Host, deadline: now.Add(timeout)}
+	return id
 }
 
 // newID is a random 128-bit id, hex.
@@ -304,67 +503,43 @@ func sendCommand(in SendIn) string {
 	return c
 }
 
-// sendWithApproval types through s.Send, settling held lines on the way.
+// sendWithApproval types through s.Send; a held line is settled by the
+// Approver inside it.
 func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolRequest, in SendIn, s *session.Session, sreq session.SendRequest) (*mcp.CallToolResult, session.Result, error) {
 	start := h.hu.now()
-	ev := audit.Event{Event: "send", Session: s.ID(), Host: s.PolicyHost(), Command: sendCommand(in)}
-	decision := audit.Ran
-	timeout := sreq.Timeout
-	if timeout <= 0 {
-		timeout = session.DefaultTimeout
+	ctx = withCall(ctx, &callInfo{req: req, confirm: in.Confirm, timeout: cmp.Or(sreq.Timeout, session.DefaultTimeout)})
+	r, err := s.Send(ctx, sreq)
+	ev := audit.Event{Event: audit.KindSend, Session: s.ID(), Host: s.PolicyHost(), Command: sendCommand(in)}
+	if err == nil {
+		ev.ExitCode = r.ExitCode
 	}
-	for range 4 {
-		r, err := s.Send(ctx, sreq)
-		var ge *session.GateError
-		if errors.As(err, &ge) {
-			a := h.hu.settle(ctx, req, err, ge, s.Info().Transport, in.Confirm, timeout, &ev)
-			if a.result != nil || !a.ok {
-				return a.result, session.Result{}, a.err
-			}
-			s.Approve(ge.Key())
-			decision = a.decision
-			continue
-		}
-		if err != nil {
-			ev.Decision, ev.Reason = audit.Failed, "the send failed"
-			h.hu.record(ev)
-			return nil, session.Result{}, err
-		}
-		ev.Decision, ev.ExitCode, ev.DurationMS = decision, r.ExitCode, h.hu.now().Sub(start).Milliseconds()
-		h.hu.record(ev)
-		return textResult(summary(r)), forModel(r, in.Detail), nil
+	h.hu.finish(ctx, ev, start, err)
+	if q := questionIn(err); q != nil {
+		return q, session.Result{}, nil
 	}
-	return nil, session.Result{}, errors.New("the line kept changing while it was approved; send it again")
+	if err != nil {
+		return nil, session.Result{}, err
+	}
+	return textResult(summary(r)), forModel(r, in.Detail), nil
 }
 
-// openWithApproval opens through the manager, settling a held command
-// line (the program and its arguments, an SSH command) on the way.
+// openWithApproval opens through the manager; a held command line (the
+// program and its arguments, an SSH command) is settled by the Approver
+// inside it. A question for the client comes back as the result.
 func (h *handlers) openWithApproval(ctx context.Context, req *mcp.CallToolRequest, oreq session.OpenRequest, confirm bool) (*session.Session, *mcp.CallToolResult, error) {
 	start := h.hu.now()
-	ev := audit.Event{Event: "open", Host: h.mgr.OpenHost(oreq), Command: h.mgr.OpenLine(oreq)}
+	ctx = withCall(ctx, &callInfo{req: req, confirm: confirm, timeout: session.DefaultTimeout})
+	ev := audit.Event{Event: audit.KindOpen, Host: h.mgr.OpenHost(oreq), Command: h.mgr.OpenLine(oreq)}
 	if ev.Command == "" {
 		ev.Command = "(" + oreq.Transport + " shell)"
 	}
-	decision := audit.Ran
-	oreq.Confirm = false
-	for {
-		s, err := h.mgr.Open(ctx, oreq)
-		var ge *session.GateError
-		if errors.As(err, &ge) && !oreq.Confirm {
-			a := h.hu.settle(ctx, req, err, ge, oreq.Transport, confirm, session.DefaultTimeout, &ev)
-			if a.result != nil || !a.ok {
-				return nil, a.result, a.err
-			}
-			decision, oreq.Confirm = a.decision, true
-			continue
-		}
-		if err != nil {
-			ev.Decision, ev.Reason = audit.Failed, "the open failed"
-			h.hu.record(ev)
-			return nil, nil, err
-		}
-		ev.Session, ev.Decision, ev.DurationMS = s.Info().ID, decision, h.hu.now().Sub(start).Milliseconds()
-		h.hu.record(ev)
-		return s, nil, nil
+	s, err := h.mgr.Open(ctx, oreq)
+	if err == nil {
+		ev.Session = s.Info().ID
 	}
+	h.hu.finish(ctx, ev, start, err)
+	if q := questionIn(err); q != nil {
+		return nil, q, nil
+	}
+	return s, nil, err
 }

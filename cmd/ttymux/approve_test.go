@@ -50,7 +50,8 @@ type rigOptions struct {
 	answer   func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	log      *slog.Logger
 	stateDir string
-	formOnly bool // the client declares form elicitation only
+	formOnly bool             // the client declares form elicitation only
+	now      func() time.Time // the approver's clock (grants); nil: time.Now
 }
 
 func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
@@ -78,7 +79,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = al.Close() })
-	srv := newServerWith(m, o.log, humanConfig{audit: al}, nil)
+	srv := newServerWith(m, o.log, humanConfig{audit: al, now: o.now}, nil)
 	var opts *mcp.ClientOptions
 	if answer != nil {
 		caps := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
@@ -130,8 +131,8 @@ func (r *humanRig) events() []audit.Event {
 }
 
 // decisions is the audit log's send decisions, in order.
-func (r *humanRig) decisions(event string) []string {
-	var out []string
+func (r *humanRig) decisions(event audit.Kind) []audit.Decision {
+	var out []audit.Decision
 	for _, e := range r.events() {
 		if e.Event == event {
 			out = append(out, e.Decision)
@@ -178,7 +179,7 @@ func TestApprovalMatrix(t *testing.T) {
 		timeout  int
 		runs     bool
 		errWant  string
-		decision string
+		decision audit.Decision
 	}{
 		{"human accepts", answerWith("accept"), "", false, 0, true, "", audit.ApprovedByHuman},
 		{"human declines", answerWith("decline"), "", false, 0, false, "human declined", audit.DeclinedByHuman},
@@ -279,7 +280,7 @@ func TestDeclineThenAccept(t *testing.T) {
 			if res := call(t, rig.cs, "send", map[string]any{"session_id": id, "text": line, "confirm": true}, nil); !res.IsError || ran(dir) {
 				t.Fatalf("confirm with the human declining: %s", resultText(res))
 			}
-			want := []string{audit.DeclinedByHuman, audit.ApprovedByHuman, audit.DeclinedByHuman}
+			want := []audit.Decision{audit.DeclinedByHuman, audit.ApprovedByHuman, audit.DeclinedByHuman}
 			if got := rig.decisions("send"); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("audit: %v, want %v", got, want)
 			}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -140,8 +141,8 @@ func TestAskSecret(t *testing.T) {
 			searchFiles(t, state, cache, filepath.Dir(rig.audit), filepath.Dir(open.Recording))
 			var kinds []string
 			for _, e := range rig.events() {
-				if strings.HasPrefix(e.Event, "secret_") {
-					kinds = append(kinds, e.Event+":"+e.Decision)
+				if strings.HasPrefix(string(e.Event), "secret_") {
+					kinds = append(kinds, string(e.Event)+":"+string(e.Decision))
 					if e.Command != audit.Redacted {
 						t.Fatalf("audit command %q", e.Command)
 					}
@@ -186,5 +187,60 @@ func TestAskSecretDeclined(t *testing.T) {
 			}
 			_ = time.Second
 		})
+	}
+}
+
+// TestAskSecretPassesTheGate: the human's secret is typed only through the
+// gate, as secret text. A "password" that is a destructive command is not
+// typed (the read -s prompt still waits), the page tells the human why,
+// the model is refused, and the audit log records the hold, never the
+// text. The old code typed it with SendRequest.Confirm, past the gate.
+func TestAskSecretPassesTheGate(t *testing.T) {
+	const bad = "rm -rf /"
+	var page string
+	rig := newHumanRigOpts(t, "2025-06-18", rigOptions{
+		answer: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			if p.Mode != "url" {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			res, err := http.PostForm(p.URL, url.Values{"secret": {bad}})
+			if err != nil {
+				return nil, err
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			page = string(b)
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	id := rig.openLocal()
+	var r session.Result
+	call(t, rig.cs, "send", map[string]any{"session_id": id, "text": readPrompt, "timeout_ms": 5000}, &r)
+	if r.Complete {
+		t.Fatalf("read -s finished at once: %+v", r)
+	}
+	res := call(t, rig.cs, "send", map[string]any{"session_id": id, "ask_secret": "Password for the test program", "timeout_ms": 20000}, nil)
+	if !res.IsError || !strings.Contains(resultText(res), "not typed") || strings.Contains(resultText(res), bad) {
+		t.Fatalf("send ask_secret: %s", resultText(res))
+	}
+	if !strings.Contains(page, "did not take it") || strings.Contains(page, bad) {
+		t.Fatalf("the page said: %s", page)
+	}
+	// The prompt still waits: nothing was typed into it.
+	call(t, rig.cs, "read", map[string]any{"session_id": id, "mode": "screen"}, &r)
+	if !strings.HasSuffix(strings.TrimSpace(r.Output), "Password:") {
+		t.Fatalf("screen: %q", r.Output)
+	}
+	var got []audit.Decision
+	for _, e := range rig.events() {
+		if strings.Contains(e.Command+e.Reason, bad) {
+			t.Fatalf("the secret is in the audit log: %+v", e)
+		}
+		if e.Event == audit.KindSecretAnswered {
+			got = append(got, e.Decision)
+		}
+	}
+	if len(got) != 1 || got[0] != audit.Held {
+		t.Fatalf("secret_answered decisions %v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/ttymux/ttymux/fanout"
 	"github.com/ttymux/ttymux/internal/audit"
-	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/session/reduce"
 	"github.com/ttymux/ttymux/sshconf"
@@ -112,9 +112,16 @@ func (h *handlers) fanout(ctx context.Context, req *mcp.CallToolRequest, in Fano
 		return nil, fanout.Report{}, err
 	}
 	start := h.hu.now()
-	check, held, res, err := h.fanoutApprove(ctx, req, hosts, in)
-	if res != nil || err != nil {
-		return res, fanout.Report{}, err
+	timeout := cmp.Or(time.Duration(in.TimeoutMS)*time.Millisecond, session.DefaultTimeout)
+	ctx = withCall(ctx, &callInfo{req: req, confirm: in.Confirm, timeout: timeout})
+	ev := audit.Event{Event: audit.KindFanout, Host: hostList(hosts), Command: in.Command}
+	check, err := h.fanoutApprove(ctx, hosts, in)
+	if err != nil {
+		h.hu.finish(ctx, ev, start, err)
+		if q := questionIn(err); q != nil {
+			return q, fanout.Report{}, nil
+		}
+		return nil, fanout.Report{}, err
 	}
 	r := fanout.Request{
 		Hosts: hosts, Command: in.Command,
@@ -136,11 +143,14 @@ func (h *handlers) fanout(ctx context.Context, req *mcp.CallToolRequest, in Fano
 	}
 	f, err := ft.runner.Run(ctx, r)
 	if err != nil {
+		h.hu.finish(ctx, ev, start, err)
 		return nil, fanout.Report{}, fmt.Errorf("fanout: %w", err)
 	}
 	rep := f.Report()
-	h.hu.record(audit.Event{Event: "fanout", Host: hostList(hosts), Command: in.Command, Decision: held,
-		Reason: rep.Summary, DurationMS: h.hu.now().Sub(start).Milliseconds()})
+	c := callFrom(ctx)
+	ev.Decision, ev.Reason = cmp.Or(c.decision, audit.Ran), rep.Summary
+	ev.DurationMS = h.hu.now().Sub(start).Milliseconds()
+	h.hu.record(ev)
 	// The gate refuses the command itself, so every host says the same:
 	// answer like send does, with one error.
 	if reason, ok := allRefused(f); ok {
@@ -150,62 +160,31 @@ func (h *handlers) fanout(ctx context.Context, req *mcp.CallToolRequest, in Fano
 }
 
 // fanoutApprove decides, before anything runs, which hosts may run the
-// command: the policy and the gate per host (Manager.CheckCommand). Hosts
-// refused outright are refused; the held ones are put to the human (or to
-// the model's confirm, as the policy says) once for the whole set, the
-// question listing them, so one held host never asks twice and the hosts
-// that need no approval do not wait on a second question. It returns the
-// runner's per-host Check and the audit decision, or an input-required
-// result to return as is (multi round-trip), or the error when nothing
-// may run.
-func (h *handlers) fanoutApprove(ctx context.Context, req *mcp.CallToolRequest, hosts []string, in FanoutIn) (check func(context.Context, string, string) (bool, string, error), decision string, res *mcp.CallToolResult, err error) {
-	refused := map[string]string{} // host -> why; absent: it runs
-	var held []string
-	var ask *session.GateError
-	for _, host := range hosts {
-		var ge *session.GateError
-		if !errors.As(h.mgr.CheckCommand(host, in.Command), &ge) {
-			continue
-		}
-		if ge.Denied {
-			refused[host] = ge.Error()
-			continue
-		}
-		held = append(held, host)
-		// The strictest rule asks: the human's approval over the model's.
-		if ask == nil || ask.Held != policy.Ask && ge.Held == policy.Ask {
-			ask = ge
-		}
+// command: the policy and the gate per host, the held ones put to the
+// Approver once for the whole set (Manager.CheckCommand), so one held host
+// never asks twice and the hosts that need no approval do not wait on a
+// second question. It returns the runner's per-host Check, or the error
+// when nothing may run (a question for the client included).
+func (h *handlers) fanoutApprove(ctx context.Context, hosts []string, in FanoutIn) (func(context.Context, string, string) (bool, string, error), error) {
+	refused, err := h.mgr.CheckCommand(ctx, session.Command{Op: session.OpFanout, Line: in.Command, Hosts: hosts})
+	if questionIn(err) != nil {
+		return nil, err
 	}
-	decision = audit.Ran
-	if ask != nil {
-		q := *ask
-		q.Host = hostList(held)
-		timeout := time.Duration(in.TimeoutMS) * time.Millisecond
-		if timeout <= 0 {
-			timeout = session.DefaultTimeout
-		}
-		a := h.hu.ask(ctx, req, &q, "fanout", in.Confirm, timeout)
-		if a.result != nil {
-			return nil, "", a.result, nil
-		}
-		decision = a.decision
-		if !a.ok {
-			if len(held)+len(refused) == len(hosts) {
-				h.hu.record(audit.Event{Event: "fanout", Host: q.Host, Command: in.Command, Decision: a.decision, Reason: ask.Reason})
-				return nil, "", nil, fmt.Errorf("%w (nothing ran on any of the %d hosts)", a.err, len(hosts))
-			}
-			for _, host := range held {
-				refused[host] = a.err.Error()
+	if len(refused) == len(hosts) {
+		if err == nil {
+			for _, e := range refused {
+				err = e
+				break
 			}
 		}
+		return nil, fmt.Errorf("%w (nothing ran on any of the %d hosts)", err, len(hosts))
 	}
 	return func(_ context.Context, host, _ string) (bool, string, error) {
 		if why, ok := refused[host]; ok {
-			return false, why, nil
+			return false, why.Error(), nil
 		}
 		return true, "", nil
-	}, decision, nil, nil
+	}, nil
 }
 
 // hostList names hosts for a person: all of them up to eight, else the

@@ -73,29 +73,36 @@ type FileOp struct {
 }
 
 // checkTransfer applies the policy and the gate to a transfer about to run,
-// after the destination is resolved and before a byte is written, as if it
-// were a command line on that host: an upload is the line `upload PATH` (a
-// write: held on a read_only host, matched by deny/ask/allow patterns such
-// as '^upload /etc/'), a download is `cat PATH` (a read). A held transfer
-// is put to the human like a held command; the audit log records each
-// transfer's decision.
-func (h *handlers) checkTransfer(ctx context.Context, req *mcp.CallToolRequest, op FileOp, confirm bool) (*mcp.CallToolResult, error) {
-	line := "cat " + session.ShellQuote(op.Path)
-	if op.Tool == "upload" {
-		line = "upload " + session.ShellQuote(op.Path)
-	}
-	ev := audit.Event{Event: op.Tool, Session: op.SessionID, Host: op.Host, Command: line, Decision: audit.Ran}
-	var ge *session.GateError
-	if err := h.mgr.CheckCommand(op.Host, line); errors.As(err, &ge) {
-		ge.Session = op.SessionID
-		a := h.hu.settle(ctx, req, err, ge, op.Tool, confirm, session.DefaultTimeout, &ev)
-		if a.result != nil || !a.ok {
-			return a.result, a.err
+// after the paths are resolved and before a byte is written, as command
+// lines: an upload is `upload PATH` on the host it writes to (held on a
+// read_only host, matched by deny/ask/allow patterns such as
+// '^upload /etc/'); a download is `cat PATH` on the host it reads from and,
+// when it writes a file here (local_path), `download LOCAL_PATH` on
+// "local" (held when local is read_only). A held transfer is put to the
+// Approver like a held command. It returns the call's context (carrying
+// what the Approver decided, for finish) and the audit event to record
+// once the transfer ran or failed.
+func (h *handlers) checkTransfer(ctx context.Context, req *mcp.CallToolRequest, op FileOp, confirm bool) (context.Context, audit.Event, error) {
+	ctx = withCall(ctx, &callInfo{req: req, confirm: confirm, timeout: session.DefaultTimeout})
+	ev := audit.Event{Event: audit.KindUpload, Session: op.SessionID, Host: op.Host, Command: "upload " + session.ShellQuote(op.Path), LocalPath: op.LocalPath}
+	checks := []session.Command{{Op: session.OpUpload, Line: ev.Command, Hosts: []string{op.Host}, Session: op.SessionID}}
+	if op.Tool == "download" {
+		ev.Event, ev.Command = audit.KindDownload, "download "+session.ShellQuote(op.Path)
+		checks = []session.Command{{Op: session.OpDownload, Line: "cat " + session.ShellQuote(op.Path), Hosts: []string{op.Host}, Session: op.SessionID}}
+		if op.LocalPath != "" {
+			checks = append(checks, session.Command{Op: session.OpDownload, Line: "download " + session.ShellQuote(op.LocalPath), Hosts: []string{"local"}, Session: op.SessionID})
 		}
-		ev.Decision, ev.Reason = a.decision, ge.Reason
 	}
-	h.hu.record(ev)
-	return nil, nil
+	for _, c := range checks {
+		refused, err := h.mgr.CheckCommand(ctx, c)
+		if err == nil {
+			err = refused[c.Hosts[0]]
+		}
+		if err != nil {
+			return ctx, ev, err
+		}
+	}
+	return ctx, ev, nil
 }
 
 // remoteFrontends are programs that, in the foreground of a local session,
@@ -337,8 +344,13 @@ func (h *handlers) upload(ctx context.Context, req *mcp.CallToolRequest, in Uplo
 	if err != nil {
 		return nil, FileOut{}, err
 	}
-	if res, err := h.checkTransfer(ctx, req, FileOp{Tool: "upload", SessionID: in.SessionID, Host: w.host, Path: dst, LocalPath: lp, Overwrite: in.Overwrite}, in.Confirm); res != nil || err != nil {
-		return res, FileOut{}, err
+	ctx, ev, err := h.checkTransfer(ctx, req, FileOp{Tool: "upload", SessionID: in.SessionID, Host: w.host, Path: dst, LocalPath: lp, Overwrite: in.Overwrite}, in.Confirm)
+	defer func() { h.hu.finish(ctx, ev, start, err) }()
+	if q := questionIn(err); q != nil {
+		return q, FileOut{}, nil
+	}
+	if err != nil {
+		return nil, FileOut{}, err
 	}
 	o := transfer.Options{Overwrite: in.Overwrite, Mode: mode, Progress: transferProgress(ctx, req, "sent")}
 	var res transfer.Result
@@ -376,8 +388,13 @@ func (h *handlers) download(ctx context.Context, req *mcp.CallToolRequest, in Do
 	if err != nil {
 		return nil, FileOut{}, err
 	}
-	if res, err := h.checkTransfer(ctx, req, FileOp{Tool: "download", SessionID: in.SessionID, Host: w.host, Path: src, LocalPath: lp, Overwrite: in.Overwrite}, in.Confirm); res != nil || err != nil {
-		return res, FileOut{}, err
+	ctx, ev, err := h.checkTransfer(ctx, req, FileOp{Tool: "download", SessionID: in.SessionID, Host: w.host, Path: src, LocalPath: lp, Overwrite: in.Overwrite}, in.Confirm)
+	defer func() { h.hu.finish(ctx, ev, start, err) }()
+	if q := questionIn(err); q != nil {
+		return q, FileOut{}, nil
+	}
+	if err != nil {
+		return nil, FileOut{}, err
 	}
 	var sink transfer.Sink
 	var mem *transfer.MemSink
@@ -408,7 +425,8 @@ func (h *handlers) download(ctx context.Context, req *mcp.CallToolRequest, in Do
 	if mem != nil {
 		b := mem.Bytes()
 		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-			return nil, FileOut{}, fmt.Errorf("download %s: a binary file (%d bytes) cannot be returned as content; give local_path (an absolute path on the machine ttymux runs on) to save it there", src, len(b))
+			err = fmt.Errorf("download %s: a binary file (%d bytes) cannot be returned as content; give local_path (an absolute path on the machine ttymux runs on) to save it there", src, len(b))
+			return nil, FileOut{}, err
 		}
 		out.Content = string(b)
 		return textResult(out.Content), out, nil

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ttymux/ttymux/internal/audit"
 )
 
 // TestUploadToReadOnlyHostHeld: on a host the policy makes read-only, an
@@ -55,10 +57,10 @@ deny = ['^upload /etc/']
 			if n := len(rig.questions()); n != 1 {
 				t.Fatalf("the denied upload asked the human (%d questions)", n)
 			}
-			if got := rig.decisions("upload"); !slices.Equal(got, []string{"declined_by_human", "denied_by_policy"}) {
+			if got := rig.decisions("upload"); !slices.Equal(got, []audit.Decision{audit.DeclinedByHuman, audit.DeniedByPolicy}) {
 				t.Errorf("upload decisions %v", got)
 			}
-			if got := rig.decisions("download"); !slices.Equal(got, []string{"ran"}) {
+			if got := rig.decisions("download"); !slices.Equal(got, []audit.Decision{audit.Ran}) {
 				t.Errorf("download decisions %v", got)
 			}
 		})

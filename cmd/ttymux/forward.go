@@ -18,7 +18,6 @@ import (
 
 	"github.com/ttymux/ttymux/forward"
 	"github.com/ttymux/ttymux/internal/audit"
-	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -167,27 +166,15 @@ func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in For
 		listen, reach = spec.Remote, spec.Local
 	}
 	line := forwardLine(spec, t.Host)
-	ev := audit.Event{Event: "forward", Session: sid, Host: t.Host, Command: line}
-	v := h.mgr.Policy().CheckForward(t.Host, kind, listen, reach)
-	switch v.Decision {
-	case policy.Refuse:
-		ev.Decision, ev.Reason = audit.DeniedByPolicy, v.Reason
-		h.hu.record(ev)
-		return nil, ForwardOut{}, fmt.Errorf("refused by the policy: %s. Nothing was opened", v.Reason)
-	case policy.Hold:
-		ge := &session.GateError{Rule: "forward", Reason: v.Reason, Line: line, Session: sid, Host: t.Host, Held: v.Held, NoElicitation: v.NoElicitation}
-		a := h.hu.ask(ctx, req, ge, "forward", in.Confirm, session.DefaultTimeout)
-		if a.result != nil {
-			return a.result, ForwardOut{}, nil
+	start := h.hu.now()
+	ctx = withCall(ctx, &callInfo{req: req, confirm: in.Confirm, timeout: session.DefaultTimeout})
+	ev := audit.Event{Event: audit.KindForward, Session: sid, Host: t.Host, Command: line}
+	if err := h.mgr.CheckForward(ctx, session.ForwardCheck{Host: t.Host, Session: sid, Kind: kind, Listen: listen, Target: reach, Line: line}); err != nil {
+		h.hu.finish(ctx, ev, start, err)
+		if q := questionIn(err); q != nil {
+			return q, ForwardOut{}, nil
 		}
-		if !a.ok {
-			ev.Decision, ev.Reason = a.decision, v.Reason
-			h.hu.record(ev)
-			return nil, ForwardOut{}, a.err
-		}
-		ev.Decision = a.decision
-	default:
-		ev.Decision = audit.Ran
+		return nil, ForwardOut{}, err
 	}
 	f, err := forward.Start(ctx, spec, forward.Options{
 		Host:   t.Host,
@@ -201,13 +188,13 @@ func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in For
 		},
 	})
 	if err != nil {
-		ev.Decision, ev.Reason = audit.Failed, err.Error()
-		h.hu.record(ev)
-		return nil, ForwardOut{}, fmt.Errorf("forward over %s: %w", t.Host, err)
+		err = fmt.Errorf("forward over %s: %w", t.Host, err)
+		h.hu.finish(ctx, ev, start, err)
+		return nil, ForwardOut{}, err
 	}
 	id := ft.add(f, sid)
 	ev.Reason = "forward_id " + id
-	h.hu.record(ev)
+	h.hu.finish(ctx, ev, start, nil)
 	in2 := f.Info()
 	out := ForwardOut{ForwardID: id, Local: in2.Local, Remote: in2.Remote}
 	text := fmt.Sprintf("%s: %s", id, forwardLine(spec, t.Host))
@@ -316,7 +303,7 @@ func (h *handlers) closeForward(id string) (*mcp.CallToolResult, CloseOut, error
 	if !ok {
 		return nil, CloseOut{}, fmt.Errorf("no forward %q is open; list shows the open forwards", id)
 	}
-	h.hu.record(audit.Event{Event: "forward_close", Host: info.Host, Reason: fmt.Sprintf("forward_id %s: %d connections, %d bytes", id, info.Connections, info.Bytes)})
+	h.hu.record(audit.Event{Event: audit.KindForwardClose, Decision: audit.Ran, Host: info.Host, Reason: fmt.Sprintf("forward_id %s: %d connections, %d bytes", id, info.Connections, info.Bytes)})
 	return textResult(fmt.Sprintf("closed %s (%d connections, %d bytes carried)", id, info.Connections, info.Bytes)), CloseOut{ForwardID: id, Closed: true}, nil
 }
 

@@ -86,3 +86,37 @@ func TestAuditCommand(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// TestAuditShowsControlsVisible is issue #31.7's "ttymux audit prints
+// model-written escape sequences and newlines raw": a command with an
+// escape sequence, a newline, DEL and a C1 CSI, and a line that is not
+// JSON at all, are printed made visible in both forms. The old CLI printed
+// --json lines and unreadable lines as stored (DEL, U+009B and the raw
+// escape reached the terminal).
+func TestAuditShowsControlsVisible(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	l, err := audit.Open(audit.DefaultPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Write(audit.Event{Event: audit.KindSend, Session: "t1", Host: "h", Command: "echo \x1b[2J\nfake 2026-01-01 send ok\x7f\u009b31m", Decision: audit.Ran})
+	l.Close()
+	f, err := os.OpenFile(audit.DefaultPath(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\x1b]0;owned\x07 not json\n")
+	f.Close()
+	for _, args := range [][]string{{"audit"}, {"audit", "--json"}} {
+		var out, errb bytes.Buffer
+		run(args, nil, &out, &errb)
+		s := strings.TrimSuffix(out.String(), "\n")
+		if strings.ContainsAny(s, "\x1b\x07\x7f\u009b") || strings.Count(s, "\n") != 1 {
+			t.Errorf("%v printed raw controls or an extra line:\n%q", args, s)
+		}
+		if !strings.Contains(s, `\x1b]0;owned`) && !strings.Contains(s, `\u001b]0;owned`) {
+			t.Errorf("%v: the unreadable line is not shown made visible:\n%q", args, s)
+		}
+	}
+}

@@ -7,7 +7,7 @@
 //	ttymux attach ID  watch and type in a session (detach with ctrl+])
 //	ttymux web        the human's console in a browser (prints its URL)
 //	ttymux doctor     check what the features need on this machine
-//	ttymux audit      show the audit log (-f to follow, --json)
+//	ttymux audit      show the audit log (-f to follow, --json; verify checks its chain)
 //	ttymux tools-doc  print the tool reference (docs/tools.md) as Markdown
 //	ttymux version    print the version
 //
@@ -53,7 +53,7 @@ commands:
   attach ID  attach this terminal to a session; detach with ctrl+]
   web        serve the human's console on 127.0.0.1 and print its URL (--listen ADDR)
   doctor     check this machine for what ttymux needs (--json for scripts)
-  audit      show the audit log of commands, approvals and sessions (-f follows, --json)
+  audit      show the audit log of commands, approvals and sessions (-f follows, --json; audit verify checks its hash chain)
   tools-doc  print the MCP tool reference as Markdown
   version    print the version
 

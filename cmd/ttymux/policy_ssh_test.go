@@ -113,7 +113,7 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 				call(t, rig.cs, "read", map[string]any{"session_id": open.ID, "mode": "screen"}, &scr)
 				t.Fatalf("an accepted command did not run: %+v\n%s", r, scr.Output)
 			}
-			got := map[string]int{}
+			got := map[audit.Decision]int{}
 			for _, e := range rig.events() {
 				if e.Event == "send" {
 					got[e.Decision]++

@@ -104,7 +104,7 @@ func (hu *human) offer(ctx context.Context, req *mcp.CallToolRequest, key string
 		}
 		if res == nil || res.Action != "accept" {
 			hu.dropAsk(key, a)
-			ev.Event, ev.Decision = "secret_answered", audit.DeclinedByHuman
+			ev.Event, ev.Decision = audit.KindSecretAnswered, audit.DeclinedByHuman
 			hu.record(ev)
 			return secretOutcome{err: errors.New("refused: the human declined to give the secret; nothing was typed. Do not ask again unless the user wants you to")}
 		}
@@ -112,9 +112,15 @@ func (hu *human) offer(ctx context.Context, req *mcp.CallToolRequest, key string
 		return secretOutcome{note: fmt.Sprintf("A human must type this secret: ask the user to open %s in a browser on this machine and type it there (the page works once, until %s). It goes straight into the terminal, followed by Enter; you never see it. Repeat this call to wait for it, or read {wait: true} later.", a.page.URL, a.page.Deadline().Format("15:04:05"))}
 	}
 	if err := a.page.Wait(ctx); err != nil {
+		if ctx.Err() == nil && !errors.Is(err, secretpage.ErrExpired) {
+			// Posted, and the terminal did not take it (the gate held it,
+			// or the session ended): deliver recorded why.
+			hu.dropAsk(key, a)
+			return secretOutcome{err: fmt.Errorf("refused: the human's secret was not typed: %v", err)}
+		}
 		if elicitURL(req) || errors.Is(err, secretpage.ErrExpired) {
 			hu.dropAsk(key, a)
-			ev.Event, ev.Decision, ev.Reason = "secret_answered", audit.DeclinedByHuman, "no answer in time"
+			ev.Event, ev.Decision, ev.Reason = audit.KindSecretAnswered, audit.DeclinedByHuman, "no answer in time"
 			hu.record(ev)
 			return secretOutcome{err: fmt.Errorf("refused: the human did not type the secret within %s; nothing was typed", timeout)}
 		}
@@ -142,19 +148,31 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, session.Result{}, fmt.Errorf("timeout_ms is over the %d ms maximum", session.MaxTimeout.Milliseconds())
 	}
 	id := s.Info().ID
-	ev := audit.Event{Event: "secret_asked", Session: id, Host: s.PolicyHost(), Command: audit.Redacted, Reason: in.AskSecret}
+	ev := audit.Event{Event: audit.KindSecretAsked, Session: id, Host: s.PolicyHost(), Command: audit.Redacted, Reason: in.AskSecret}
 	deliver := func(secret string) error {
-		// The human typed it: it is not the model's text, so the gate
-		// does not read it (Confirm), and it is redacted from everything.
+		// A secret is not a command, but it is typed into a terminal like
+		// one: it passes the gate as secret text (never quoted, redacted
+		// from everything), the same way as the model's secret: true. Its
+		// author is the human, yet the page's post is no approval of
+		// whatever the terminal does with it: a hold is put to the
+		// Approver, which has no client to ask here (the page answers
+		// outside any tool call), so the policy's no_elicitation answer
+		// applies without the model's confirm — it is refused and the page
+		// says so. A password that looks like a destructive command, or
+		// any text on a read-only host, is the human's to type through
+		// ttymux attach.
 		tctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, err := s.Send(tctx, session.SendRequest{Text: secret, Secret: true, Enter: true, Confirm: true, Raw: true})
+		tctx = withCall(tctx, &callInfo{timeout: 30 * time.Second})
+		_, err := s.Send(tctx, session.SendRequest{Text: secret, Secret: true, Enter: true, Raw: true})
 		e := ev
-		e.Event, e.Decision = "secret_answered", "typed"
+		e.Event, e.Decision = audit.KindSecretAnswered, audit.Typed
 		if err != nil {
-			e.Decision = audit.Failed
+			// The human reads this on the page, the model in the result:
+			// neither quotes the secret (the gate never does).
+			e.Decision, e.Reason = callFrom(tctx).outcome(err)
 			h.log.Warn("type the human's secret", "session", id, "err", err)
-			err = fmt.Errorf("session %s could not take it", id)
+			err = fmt.Errorf("session %s did not take it (%s); nothing was typed. Type it yourself in the terminal (ttymux attach %s)", id, e.Reason, id)
 		}
 		h.hu.record(e)
 		return err
@@ -233,7 +251,7 @@ func (h *handlers) sshSecret(ctx context.Context, req *mcp.CallToolRequest, host
 		hu.sec.boxes[key] = box
 	}
 	hu.sec.mu.Unlock()
-	ev := audit.Event{Event: "secret_asked", Host: host, Command: audit.Redacted, Reason: "SSH password or key passphrase"}
+	ev := audit.Event{Event: audit.KindSecretAsked, Host: host, Command: audit.Redacted, Reason: "SSH password or key passphrase"}
 	a, fresh, err := hu.openAsk(key, "Password (or key passphrase) for SSH to "+host, box.set)
 	if err != nil {
 		return "", nil, "", err
@@ -256,7 +274,7 @@ func (h *handlers) sshSecret(ctx context.Context, req *mcp.CallToolRequest, host
 	box.mu.Lock()
 	defer box.mu.Unlock()
 	e := ev
-	e.Event, e.Decision = "secret_answered", "typed"
+	e.Event, e.Decision = audit.KindSecretAnswered, audit.Typed
 	hu.record(e)
 	return box.v, nil, "", nil
 }

@@ -283,6 +283,9 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *
 	if len(fwd) > 0 {
 		h.fwd = fwd[0]
 	}
+	if mgr != nil {
+		mgr.SetApprover(h.hu) // the one Approver of every held line
+	}
 	for _, d := range toolDefs() {
 		d.add(srv, d.tool, h)
 	}
@@ -601,7 +604,7 @@ func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in CloseIn
 		return nil, CloseOut{}, err
 	}
 	out := CloseOut{SessionID: info.ID, Closed: true, ExitCode: info.ExitCode}
-	h.hu.record(audit.Event{Event: "close", Session: info.ID, ExitCode: info.ExitCode})
+	h.hu.record(audit.Event{Event: audit.KindClose, Session: info.ID, ExitCode: info.ExitCode})
 	text := "closed " + info.ID
 	if h.fwd != nil {
 		if ids := h.fwd.closeSession(info.ID); len(ids) > 0 {

@@ -9,11 +9,21 @@
 // each are kept. It never holds a secret: callers pass secret text as
 // Redacted.
 //
+// Each record carries the sha256 of the line before it (Prev): the first
+// record of a log is anchored to Anchor, and the first record of a file
+// made by rotation is a KindRotated event chained to the last line of the file
+// before. Verify walks the chain and names the first line that does not
+// fit: a line removed, edited or forged (written by anything but a Log).
+// Several servers may append to one log: each write takes an exclusive
+// flock and chains to the line actually last in the file.
+//
 // A *Log is safe for concurrent use; a nil *Log discards events.
 package audit
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,33 +32,76 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ttymux/ttymux/internal/visible"
 )
 
 // Redacted stands for secret text.
 const Redacted = "********"
 
+// A Decision is what became of what an event records.
+type Decision string
+
 // Decisions.
 const (
-	Ran              = "ran"                // typed: nothing held it
-	Held             = "held"               // held, not (yet) approved
-	ApprovedByHuman  = "approved_by_human"  // held, and the human accepted
-	DeclinedByHuman  = "declined_by_human"  // held, and the human declined, cancelled or did not answer
-	ConfirmedByModel = "confirmed_by_model" // held, and the model's confirm: true ran it (no elicitation)
-	DeniedByPolicy   = "denied_by_policy"   // refused outright
-	Failed           = "failed"             // the call failed for another reason
+	Ran              Decision = "ran"                // typed: nothing held it
+	Held             Decision = "held"               // held, not (yet) approved
+	ApprovedByHuman  Decision = "approved_by_human"  // held, and the human accepted
+	GrantedByHuman   Decision = "granted_by_human"   // held, and a grant the human gave earlier covers it
+	DeclinedByHuman  Decision = "declined_by_human"  // held, and the human declined, cancelled or did not answer
+	ConfirmedByModel Decision = "confirmed_by_model" // held, and the model's confirm: true ran it (no elicitation)
+	DeniedByPolicy   Decision = "denied_by_policy"   // refused outright
+	Typed            Decision = "typed"              // a secret from the human was typed
+	Failed           Decision = "failed"             // the call failed for another reason
 )
+
+// A Kind is what an event is about.
+type Kind string
+
+// Kinds.
+const (
+	KindOpen             Kind = "open"
+	KindSend             Kind = "send"
+	KindClose            Kind = "close"
+	KindUpload           Kind = "upload"
+	KindDownload         Kind = "download"
+	KindFanout           Kind = "fanout"
+	KindForward          Kind = "forward"       // a port forward opened (forward tool)
+	KindForwardClose     Kind = "forward_close" // and closed, with what it carried
+	KindApprovalAsked    Kind = "approval_asked"
+	KindApprovalAnswered Kind = "approval_answered"
+	KindSecretAsked      Kind = "secret_asked"
+	KindSecretAnswered   Kind = "secret_answered"
+	KindRotated          Kind = "rotated" // the first record of a file made by rotation
+)
+
+// Anchor is the Prev of a log's first record.
+const Anchor = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // An Event is one line of the log.
 type Event struct {
 	Time       time.Time `json:"time"`
-	Event      string    `json:"event"` // open, send, approval_asked, approval_answered, secret_asked, secret_answered, close
+	Event      Kind      `json:"event"`
 	Session    string    `json:"session,omitempty"`
 	Host       string    `json:"host,omitempty"`
 	Command    string    `json:"command,omitempty"`
-	Decision   string    `json:"decision,omitempty"`
+	LocalPath  string    `json:"local_path,omitempty"` // a transfer's file on this machine
+	Decision   Decision  `json:"decision,omitempty"`
 	Reason     string    `json:"reason,omitempty"`
 	ExitCode   *int      `json:"exit_code,omitempty"`
 	DurationMS int64     `json:"duration_ms,omitempty"`
+	// Seq numbers the records from 1; Prev is the sha256 (hex) of the
+	// line before this one, or Anchor for the first.
+	Seq  int64  `json:"seq,omitempty"`
+	Prev string `json:"prev,omitempty"`
+}
+
+// Hash is the chain hash of one stored line (without its newline).
+func Hash(line []byte) string {
+	h := sha256.Sum256(line)
+	return hex.EncodeToString(h[:])
 }
 
 // Rotation limits.
@@ -65,7 +118,9 @@ type Log struct {
 
 	mu   sync.Mutex // mu protects the following
 	f    *os.File
-	size int64
+	size int64  // the size of f after this Log's last write
+	prev string // the hash of f's last line as of size
+	seq  int64  // that line's Seq
 }
 
 // DefaultPath is $XDG_STATE_HOME/ttymux/audit.jsonl.
@@ -109,7 +164,81 @@ func (l *Log) openFile() error {
 		return fmt.Errorf("open audit log: %w", err)
 	}
 	l.f, l.size = f, st.Size()
+	l.prev, l.seq, err = lastRecord(l.path)
+	if err != nil {
+		_ = f.Close() // the read error says why
+		l.f = nil
+		return fmt.Errorf("open audit log: %w", err)
+	}
 	return nil
+}
+
+// lastRecord is the hash and Seq of the log's last line: in the current
+// file, else in the newest rotated one, else Anchor and 0. A last line that
+// is not a record (a log from before the chain, or damage) counts as Seq 0.
+func lastRecord(path string) (string, int64, error) {
+	for _, p := range []string{path, path + ".1"} {
+		line, err := lastLine(p)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", 0, err
+		}
+		if line != nil {
+			var r struct {
+				Seq int64 `json:"seq"`
+			}
+			_ = json.Unmarshal(line, &r) // not a record: Seq 0
+			return Hash(line), r.Seq, nil
+		}
+	}
+	return Anchor, 0, nil
+}
+
+// lastLine reads the last complete line of the file at p (nil when empty),
+// from its end.
+func lastLine(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // read only
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	end := st.Size()
+	var tail []byte
+	for off := end; off > 0; {
+		n := min(int64(64<<10), off)
+		off -= n
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, off); err != nil {
+			return nil, err
+		}
+		tail = append(buf, tail...)
+		t := tail
+		if len(t) > 0 && t[len(t)-1] == '\n' {
+			t = t[:len(t)-1]
+		}
+		if i := lastIndexByte(t, '\n'); i >= 0 || off == 0 {
+			if len(t) == 0 {
+				return nil, nil
+			}
+			return t[i+1:], nil
+		}
+		if len(tail) > 16<<20 {
+			return nil, errors.New("the last line is over 16 MiB")
+		}
+	}
+	return nil, nil
+}
+
+func lastIndexByte(b []byte, c byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == c {
+			return i
+		}
+	}
+	return -1
 }
 
 // Path is where the log is written.
@@ -129,30 +258,110 @@ func (l *Log) Write(e Event) error {
 		e.Time = l.now()
 	}
 	e.Time = e.Time.UTC()
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return errors.New("audit log is closed")
 	}
-	if l.size > 0 && l.size+int64(len(b)) > l.maxSize {
+	// Another server may share the log: hold the file while chaining to
+	// its real last line, and follow it to a file it rotated.
+	unlock, err := l.lockShared()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// Every Prev has Anchor's length: this is about the record's size.
+	e.Prev, e.Seq = Anchor, l.seq+1
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if l.size > 0 && l.size+int64(len(b))+1 > l.maxSize {
 		if err := l.rotate(); err != nil {
 			return err
 		}
+		if err := l.append(Event{Time: e.Time, Event: KindRotated}); err != nil {
+			return err
+		}
 	}
-	n, err := l.f.Write(b)
+	return l.append(e)
+}
+
+// append writes e chained to the last line; l.mu and the flock are held.
+func (l *Log) append(e Event) error {
+	e.Prev, e.Seq = l.prev, l.seq+1
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	n, err := l.f.Write(append(b, '\n'))
 	l.size += int64(n)
+	l.prev, l.seq = Hash(b), e.Seq
 	return err
 }
 
-// rotate moves audit.jsonl to .1, .1 to .2 … and drops the oldest.
+// lockShared takes the log's flock and, when another writer changed the
+// file since this Log's last write (it appended, or rotated it away),
+// catches up with it. l.mu is held.
+func (l *Log) lockShared() (unlock func(), err error) {
+	for range 3 {
+		if err := flock(l.f, unix.LOCK_EX); err != nil {
+			return nil, fmt.Errorf("lock audit log: %w", err)
+		}
+		fst, err1 := l.f.Stat()
+		pst, err2 := os.Stat(l.path)
+		if err1 == nil && err2 == nil && os.SameFile(fst, pst) {
+			if fst.Size() != l.size {
+				if l.prev, l.seq, err = lastRecord(l.path); err != nil {
+					_ = flock(l.f, unix.LOCK_UN)
+					return nil, fmt.Errorf("audit log: %w", err)
+				}
+				l.size = fst.Size()
+			}
+			// l.mu is held until the unlock: l.f is then the file locked
+			// last (rotate may have replaced it).
+			return func() {
+				if l.f != nil {
+					_ = flock(l.f, unix.LOCK_UN)
+				}
+			}, nil
+		}
+		// Rotated (or removed) by another writer: write to the new file.
+		_ = flock(l.f, unix.LOCK_UN)
+		_ = l.f.Close() // reopened at once
+		l.f = nil
+		if err := l.openFile(); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errors.New("audit log: the file keeps being replaced")
+}
+
+func flock(f *os.File, how int) error {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := c.Control(func(fd uintptr) {
+		for {
+			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// rotate moves audit.jsonl to .1, .1 to .2 … and drops the oldest; the
+// chain goes on from the last line written (l.prev). The caller holds the
+// old file's flock, which closing it releases.
 func (l *Log) rotate() error {
-	_ = l.f.Close() // reopened below; a write error would show there
-	l.f = nil
+	prev, seq, old := l.prev, l.seq, l.f
+	// The old file stays open and locked until the new one is locked: a
+	// writer waiting on it then finds the path renamed and follows.
 	_ = os.Remove(fmt.Sprintf("%s.%d", l.path, Keep-1)) // may not exist
 	for i := Keep - 2; i >= 1; i-- {
 		_ = os.Rename(fmt.Sprintf("%s.%d", l.path, i), fmt.Sprintf("%s.%d", l.path, i+1)) // may not exist
@@ -160,7 +369,17 @@ func (l *Log) rotate() error {
 	if err := os.Rename(l.path, l.path+".1"); err != nil {
 		return fmt.Errorf("rotate audit log: %w", err)
 	}
-	return l.openFile()
+	l.f = nil
+	err := l.openFile()
+	if err == nil {
+		err = flock(l.f, unix.LOCK_EX)
+	}
+	_ = old.Close() // releases its lock; written already
+	if err != nil {
+		return fmt.Errorf("rotate audit log: %w", err)
+	}
+	l.prev, l.seq = prev, seq
+	return nil
 }
 
 // Close closes the file; later writes fail.
@@ -221,20 +440,26 @@ func scan(r io.Reader, fn func(Event, []byte, bool)) error {
 	return sc.Err()
 }
 
-// Format is the one-line human form of e.
+// Format is the one-line human form of e. Text a model may have written
+// (the command, the session, the host, the reason) has its control
+// characters and newlines made visible (internal/visible), so a record
+// can neither drive the reader's terminal nor pass for two records.
 func Format(e Event) string {
-	s := e.Time.Local().Format("2006-01-02 15:04:05") + " " + e.Event
+	s := e.Time.Local().Format("2006-01-02 15:04:05") + " " + visible.String(string(e.Event))
 	if e.Session != "" {
-		s += " " + e.Session
+		s += " " + visible.String(e.Session)
 	}
 	if e.Host != "" {
-		s += " @" + e.Host
+		s += " @" + visible.String(e.Host)
 	}
 	if e.Command != "" {
-		s += fmt.Sprintf(" %q", e.Command)
+		s += " \"" + visible.String(e.Command) + "\""
+	}
+	if e.LocalPath != "" {
+		s += " -> " + visible.String(e.LocalPath)
 	}
 	if e.Decision != "" {
-		s += " " + e.Decision
+		s += " " + visible.String(string(e.Decision))
 	}
 	if e.ExitCode != nil {
 		s += fmt.Sprintf(" exit %d", *e.ExitCode)
@@ -243,7 +468,7 @@ func Format(e Event) string {
 		s += fmt.Sprintf(" %dms", e.DurationMS)
 	}
 	if e.Reason != "" {
-		s += " (" + e.Reason + ")"
+		s += " (" + visible.String(e.Reason) + ")"
 	}
 	return s
 }

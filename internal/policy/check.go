@@ -33,6 +33,10 @@ type Verdict struct {
 	// Destructive is set when the gate (not the policy) holds the line.
 	Destructive bool
 	Rule        string // the gate rule or the pattern that decided
+	// Reasons are all the reasons a held line is held, Reason first: the
+	// gate's rule, each ask pattern it matches, the read-only check. A
+	// human approving it must see every objection, not just the first.
+	Reasons []string
 }
 
 // effective is the settings that apply to one host.
@@ -118,8 +122,7 @@ func (p *Policy) Check(host, line string, secret bool) Verdict {
 	}
 	if f != nil {
 		v.Decision, v.Rule, v.Destructive = Hold, f.Rule, true
-		v.Reason = f.Rule
-		return v.held()
+		v.Reasons = append(v.Reasons, f.Rule)
 	}
 	allowed := func(c string) bool {
 		for _, re := range e.allow {
@@ -129,10 +132,15 @@ func (p *Policy) Check(host, line string, secret bool) Verdict {
 		}
 		return false
 	}
-	if m := match(e.ask); m != "" {
-		v.Decision, v.Rule = Hold, m
-		v.Reason = fmt.Sprintf("the policy for %s asks before commands matching %s", host, m)
-		return v.held()
+	for _, re := range e.ask {
+		m := re.String()
+		if match([]*regexp.Regexp{re}) == "" {
+			continue
+		}
+		if v.Decision != Hold {
+			v.Decision, v.Rule = Hold, m
+		}
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the policy for %s asks before commands matching %s", host, m))
 	}
 	if e.readOnly {
 		whole := false
@@ -141,16 +149,21 @@ func (p *Policy) Check(host, line string, secret bool) Verdict {
 		}
 		if !whole {
 			if ok, why := gate.ReadOnlyOr(line, allowed); !ok {
-				v.Decision, v.Rule = Hold, "read_only"
+				if v.Decision != Hold {
+					v.Decision, v.Rule = Hold, "read_only"
+				}
 				if secret {
 					why = "the secret text"
 				}
-				v.Reason = fmt.Sprintf("%s is read-only and %s is not known to be read-only", host, quoteWhy(why))
-				return v.held()
+				v.Reasons = append(v.Reasons, fmt.Sprintf("%s is read-only and %s is not known to be read-only", host, quoteWhy(why)))
 			}
 		}
 	}
-	return v
+	if v.Decision != Hold {
+		return v
+	}
+	v.Reason = v.Reasons[0]
+	return v.held()
 }
 
 func quoteWhy(why string) string {
