@@ -22,6 +22,7 @@ package audit
 
 import (
 	"bufio"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -358,26 +359,41 @@ func flock(f *os.File, how int) error {
 // rotate moves audit.jsonl to .1, .1 to .2 … and drops the oldest; the
 // chain goes on from the last line written (l.prev). The caller holds the
 // old file's flock, which closing it releases.
+//
+// The new file is made and locked under a temporary name first, then
+// renamed over the path: the path always names a file, and the file it
+// names is locked until this writer has chained to it. (Renaming the old
+// file away first let another server create the path anew in between and
+// write to it first, chained to the wrong line.)
 func (l *Log) rotate() error {
 	prev, seq, old := l.prev, l.seq, l.f
-	// The old file stays open and locked until the new one is locked: a
-	// writer waiting on it then finds the path renamed and follows.
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := fmt.Sprintf("%s.new-%x", l.path, rnd)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("rotate audit log: %w", err)
+	}
+	if err := flock(f, unix.LOCK_EX); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return fmt.Errorf("rotate audit log: %w", err)
+	}
 	_ = os.Remove(fmt.Sprintf("%s.%d", l.path, Keep-1)) // may not exist
 	for i := Keep - 2; i >= 1; i-- {
 		_ = os.Rename(fmt.Sprintf("%s.%d", l.path, i), fmt.Sprintf("%s.%d", l.path, i+1)) // may not exist
 	}
-	if err := os.Rename(l.path, l.path+".1"); err != nil {
-		return fmt.Errorf("rotate audit log: %w", err)
-	}
-	l.f = nil
-	err := l.openFile()
+	err = os.Link(l.path, l.path+".1")
 	if err == nil {
-		err = flock(l.f, unix.LOCK_EX)
+		err = os.Rename(tmp, l.path)
+	}
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return fmt.Errorf("rotate audit log: %w", err)
 	}
 	_ = old.Close() // releases its lock; written already
-	if err != nil {
-		return fmt.Errorf("rotate audit log: %w", err)
-	}
+	l.f, l.size = f, 0
 	l.prev, l.seq = prev, seq
 	return nil
 }
