@@ -196,6 +196,9 @@ func ReadOnlyOr(line string, allowed func(cmd string) bool) (bool, string) {
 }
 
 func readOnly(line string, depth int, allowed func(string) bool) (bool, string) {
+	if tooLarge(line) {
+		return false, "the line is too large to check"
+	}
 	if tooNested(line) {
 		return false, "the line nests too deep to check"
 	}
@@ -273,7 +276,7 @@ func Commands(line string) []string {
 }
 
 func commands(line string, depth int, out *[]string) {
-	if tooNested(line) {
+	if tooLarge(line) || tooNested(line) {
 		return
 	}
 	f, err := parse(line)

@@ -70,13 +70,23 @@ var rmStart = regexp.MustCompile(cmdStart + `rm(?:\s|$)`)
 func checkLines(text string) *Finding {
 	for _, line := range strings.Split(text, "\n") {
 		l := strings.TrimSpace(line)
-		if l == "" {
+		if l == "" || !hasLineKeyword(l) {
 			continue
 		}
-		for _, loc := range rmStart.FindAllStringIndex(l, -1) {
+		locs := rmStart.FindAllStringIndex(l, -1)
+		segEnd := -1 // where the segment of the last full read ends
+		for k, loc := range locs {
 			rest := l[loc[1]:]
 			if i := strings.IndexAny(rest, ";&|)\x60"); i >= 0 {
 				rest = rest[:i]
+			}
+			// The first rm of a segment reads to its end; a later one in
+			// the same segment only to the next rm, whose words the first
+			// has read already: linear, not quadratic, in rm ... rm ...
+			if loc[0] < segEnd && k+1 < len(locs) && locs[k+1][0] < loc[1]+len(rest) {
+				rest = l[loc[1]:locs[k+1][0]]
+			} else if loc[0] >= segEnd {
+				segEnd = loc[1] + len(rest)
 			}
 			ws := strings.Fields(rest)
 			for i := range ws {
@@ -93,4 +103,19 @@ func checkLines(text string) *Finding {
 		}
 	}
 	return nil
+}
+
+// lineKeywords are words one of which each line rule needs: a line with
+// none is skipped without running the patterns, which keeps a large
+// non-shell paste (base64, code) cheap.
+var lineKeywords = []string{"rm", "mkfs", "dd", ">", "wipefs", "blkdiscard", "shred", "sgdisk", "fdisk", "parted",
+	"curl", "wget", "fetch", "find", "chmod", "chown", "shutdown", "poweroff", "halt", "reboot", "init", "git", "kill"}
+
+func hasLineKeyword(l string) bool {
+	for _, k := range lineKeywords {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
 }

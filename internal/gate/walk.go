@@ -15,8 +15,10 @@ type visitor struct {
 	cmd func(argv []string, depth int) bool
 	// redirect gets every redirection with its target word.
 	redirect func(op syntax.RedirOperator, target string) bool
-	// pipe gets the commands on each side of every pipe.
-	pipe func(left, right [][]string) bool
+	// pipeline gets the commands of each stage of every pipeline, once
+	// for the whole pipeline (a|b|c is one call with three stages), so a
+	// long pipeline costs its length, not its length squared.
+	pipeline func(stages [][][]string) bool
 	// funcDecl gets every function definition: its name, the commands of
 	// its body, and whether the body pipes or backgrounds anything.
 	funcDecl func(name string, body [][]string, piped bool) bool
@@ -27,6 +29,7 @@ type visitor struct {
 func visit(f *syntax.File, depth int, v visitor) {
 	vars := map[string]string{}
 	stop := false
+	inner := map[*syntax.BinaryCmd]bool{} // pipes already seen as part of a longer pipeline
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if stop {
 			return false
@@ -55,8 +58,12 @@ func visit(f *syntax.File, depth int, v visitor) {
 				}
 			}
 		case *syntax.BinaryCmd:
-			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && v.pipe != nil {
-				if !v.pipe(commandsOf(n.X, vars), commandsOf(n.Y, vars)) {
+			if isPipe(n) && v.pipeline != nil && !inner[n] {
+				var stages [][][]string
+				for _, st := range pipeStages(n, inner, nil) {
+					stages = append(stages, commandsOf(st, vars))
+				}
+				if !v.pipeline(stages) {
 					stop = true
 				}
 			}
@@ -79,6 +86,35 @@ func visit(f *syntax.File, depth int, v visitor) {
 		}
 		return !stop
 	})
+}
+
+func isPipe(n *syntax.BinaryCmd) bool { return n.Op == syntax.Pipe || n.Op == syntax.PipeAll }
+
+// pipeStages appends the stages of the pipeline n to out, in order, and
+// marks the pipes inside it as seen.
+func pipeStages(n *syntax.BinaryCmd, inner map[*syntax.BinaryCmd]bool, out []*syntax.Stmt) []*syntax.Stmt {
+	// Iterative on the left (bash parses a|b|c as (a|b)|c): no recursion
+	// as deep as the pipeline is long.
+	var rights []*syntax.Stmt
+	for {
+		rights = append(rights, n.Y)
+		b, ok := n.X.Cmd.(*syntax.BinaryCmd)
+		if !ok || !isPipe(b) || len(n.X.Redirs) > 0 || n.X.Negated || n.X.Background {
+			out = append(out, n.X)
+			break
+		}
+		inner[b] = true
+		n = b
+	}
+	for i := len(rights) - 1; i >= 0; i-- {
+		if b, ok := rights[i].Cmd.(*syntax.BinaryCmd); ok && isPipe(b) && len(rights[i].Redirs) == 0 {
+			inner[b] = true
+			out = pipeStages(b, inner, out)
+			continue
+		}
+		out = append(out, rights[i])
+	}
+	return out
 }
 
 // commandsOf returns the simple commands in n (prefixes looked through).
