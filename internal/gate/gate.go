@@ -270,7 +270,14 @@ func checkScript(src string, secret bool) *Finding {
 // walkCheck applies the command rules to every command in f.
 func walkCheck(f *syntax.File, src string, depth int) *Finding {
 	var found *Finding
+	if fd := hookCheck(f, src, depth); fd != nil {
+		return fd
+	}
+	if fd := downloadRun(f, src); fd != nil {
+		return fd
+	}
 	visit(f, depth, visitor{
+		alts: true,
 		cmd: func(argv []string, depth int) bool {
 			if rule := commandRule(argv); rule != "" {
 				found = finding(rule, src)
@@ -293,20 +300,25 @@ func walkCheck(f *syntax.File, src string, depth int) *Finding {
 			return true
 		},
 		redirect: func(op syntax.RedirOperator, target string) bool {
-			if isOut(op) && blockDevice.MatchString(target) {
-				found = finding("writing or redirecting onto a block device", src)
+			if rule := redirectRule(op, target); rule != "" {
+				found = finding(rule, src)
 				return false
 			}
 			return true
 		},
 		pipeline: func(stages [][][]string) bool {
-			download := false
+			download, pid := false, false
 			for _, st := range stages {
 				if download && slices.ContainsFunc(st, isShell) {
 					found = finding("piping a download into a shell", src)
 					return false
 				}
+				if pid && slices.ContainsFunc(st, isKill) {
+					found = finding(RuleSelf, src)
+					return false
+				}
 				download = download || slices.ContainsFunc(st, isDownload)
+				pid = pid || slices.ContainsFunc(st, findsTtymux)
 			}
 			return true
 		},

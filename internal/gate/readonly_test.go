@@ -64,3 +64,20 @@ func TestReadOnlyAllowed(t *testing.T) {
 	}
 	t.Logf("%d lines allowed", len(lines))
 }
+
+// TestGateDisguises (issue #31): the default gate holds the disguises of
+// the families it claims and ttymux's own files and processes, and lets
+// their look-alikes through. On the old gate 54 of the issue's 123
+// disguises passed.
+func TestGateDisguises(t *testing.T) {
+	for _, l := range corpus(t, "../gate/held.txt") {
+		if Check(l) == nil {
+			t.Errorf("passed: %q", l)
+		}
+	}
+	for _, l := range corpus(t, "../gate/allowed.txt") {
+		if f := Check(l); f != nil {
+			t.Errorf("held: %q: %s", l, f.Rule)
+		}
+	}
+}

@@ -12,21 +12,67 @@ var textRules = []struct {
 	name string
 	re   *regexp.Regexp
 }{
-	{"SQL that drops or empties data", regexp.MustCompile(`(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table)\b`)},
-	{"SQL DELETE without WHERE", regexp.MustCompile(`(?i)\bdelete\s+from\s+[\w."\x60]+\s*(?:;|$|['"])`)},
+	{"SQL that drops or empties data", regexp.MustCompile(`(?i)\b(?:drop\s+(?:(?:temporary\s+)?table|database|schema|owned|keyspace|collection|tablespace)|truncate\s+(?:table\s+)?(?:only\s+)?[\w."\x60]+|flushall|flushdb|dropdatabase\s*\()`)},
+	{"SQL DELETE without WHERE", regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?(?:only\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?(?:;|$|['")])`)},
 	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
 }
 
-// checkText applies textRules to each line of text.
+// checkText applies textRules to each line of text, and to the text with
+// SQL comments removed (DR/**/OP, DROP -- x⏎TABLE: a comment hides a
+// keyword from a pattern, not from a database that joins the rest).
 func checkText(text string) *Finding {
-	for _, line := range strings.Split(text, "\n") {
-		for _, r := range textRules {
-			if r.re.MatchString(line) {
-				return finding(r.name, line)
+	for _, t := range []string{text, sqlPlain(text, ""), sqlPlain(text, " ")} {
+		for _, line := range strings.Split(t, "\n") {
+			for _, r := range textRules {
+				if r.re.MatchString(line) {
+					return finding(r.name, line)
+				}
+			}
+			if tautologyDelete(line) {
+				return finding("SQL DELETE whose WHERE is always true", line)
 			}
 		}
 	}
 	return nil
+}
+
+var sqlComment = regexp.MustCompile(`/\*!\d*|/\*[\s\S]*?\*/|\*/|--[^\n]*\n?`)
+
+// sqlPlain is text with SQL comments replaced by with ("" for DR/**/OP,
+// " " for DROP/**/TABLE); MySQL's /*!…*/ keeps its content, as MySQL runs
+// it. "" when text has no comment.
+func sqlPlain(text, with string) string {
+	if !strings.Contains(text, "/*") && !strings.Contains(text, "--") {
+		return ""
+	}
+	if len(text) > 1<<20 {
+		return ""
+	}
+	return sqlComment.ReplaceAllString(text, with)
+}
+
+var deleteWhere = regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?where\s+([^;'"]*(?:'[^']*'[^;'"]*)*)`)
+
+var sqlOr = regexp.MustCompile(`(?i)\s+or\s+`)
+
+// tautologyDelete: DELETE … WHERE 1=1 (or true, or x = x, or any OR of
+// such): a WHERE that keeps nothing back.
+func tautologyDelete(line string) bool {
+	m := deleteWhere.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	for _, d := range sqlOr.Split(m[1], -1) {
+		d = strings.TrimSpace(strings.Trim(strings.TrimSpace(d), "()"))
+		l, r, eq := strings.Cut(d, "=")
+		switch {
+		case strings.EqualFold(d, "true") || d == "1" || strings.EqualFold(d, "not false"):
+			return true
+		case eq && !strings.ContainsAny(l, "<>!") && strings.EqualFold(strings.TrimSpace(l), strings.TrimSpace(r)):
+			return true
+		}
+	}
+	return false
 }
 
 // Text that is not shell (a line for a REPL, a paste of code) is checked
