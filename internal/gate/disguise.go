@@ -279,7 +279,9 @@ func selfRule(argv []string) string {
 		return RuleSelf
 	}
 	if readers[name] {
-		if name == "find" && slices.ContainsFunc(argv, func(a string) bool { return a == "-delete" || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") || strings.HasPrefix(a, "-fprint") || a == "-fls" }) {
+		if name == "find" && slices.ContainsFunc(argv, func(a string) bool {
+			return a == "-delete" || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") || strings.HasPrefix(a, "-fprint") || a == "-fls"
+		}) {
 			// find … -delete is a writer
 		} else {
 			return ""

