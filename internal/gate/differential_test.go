@@ -2,7 +2,7 @@ package gate
 
 import (
 	"context"
-		"os"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
