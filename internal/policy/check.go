@@ -163,8 +163,8 @@ var envHarmless = map[string]bool{"TERM": true, "COLORTERM": true, "LANG": true,
 
 // CheckEnv decides whether an open may set env (NAME=value entries) on
 // host: on a read-only host only the variables of envHarmless, and a
-// prompt (PS1, PS2) only without $ or ` (whose expansions run commands at
-// each prompt). It returns the Verdict and the entry it is about.
+// prompt (PS1, PS2) only without $(…), `…`, ${…} or $[…] (which run
+// commands, or arithmetic, at each prompt). It returns the Verdict and the entry it is about.
 func (p *Policy) CheckEnv(host string, env []string) (Verdict, string) {
 	if p == nil {
 		p = Default()
@@ -177,7 +177,8 @@ func (p *Policy) CheckEnv(host string, env []string) (Verdict, string) {
 	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
 		ok := envHarmless[name] || strings.HasPrefix(name, "LC_")
-		if ok && (name == "PS1" || name == "PS2") && strings.ContainsAny(val, "$`") {
+		if ok && (name == "PS1" || name == "PS2") && (strings.Contains(val, "`") || strings.Contains(val, "$(") ||
+			strings.Contains(val, "${") || strings.Contains(val, "$[")) {
 			ok = false
 		}
 		if !ok {

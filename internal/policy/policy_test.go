@@ -218,7 +218,9 @@ func TestCheckEnv(t *testing.T) {
 		env  []string
 		want Decision
 	}{
-		{"prod-web", []string{"LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "HOME=/tmp", "PS1=$ "}, Hold}, // "$ " has a $
+		{"prod-web", []string{"LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "HOME=/tmp", "PS1=$ "}, Run},
+		{"prod-web", []string{"PS1=${x[$(touch F)]}"}, Hold},
+		{"prod-web", []string{"PS2=`touch F`"}, Hold},
 		{"prod-web", []string{"LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "HOME=/tmp", "PS1=> "}, Run},
 		{"prod-web", []string{"PROMPT_COMMAND=touch F"}, Hold},
 		{"prod-web", []string{"BASH_ENV=/tmp/x"}, Hold},
