@@ -43,13 +43,15 @@ func hookCheck(f *syntax.File, src string, depth int) *Finding {
 			return true
 		}
 		var vals []string
+		// Each value twice: expansions as the words they may give, and as
+		// command separators (${X:+x;}rm … is rm … once X is set).
 		if a.Value != nil {
-			vals = append(vals, wordString(a.Value, nil))
+			vals = append(vals, hookValue(a.Value.Parts, false), hookValue(a.Value.Parts, true))
 		}
 		if a.Array != nil {
 			for _, e := range a.Array.Elems {
 				if e.Value != nil {
-					vals = append(vals, wordString(e.Value, nil))
+					vals = append(vals, hookValue(e.Value.Parts, false), hookValue(e.Value.Parts, true))
 				}
 			}
 		}
@@ -85,6 +87,49 @@ func hookCheck(f *syntax.File, src string, depth int) *Finding {
 		return true
 	})
 	return found
+}
+
+// hookValue is the text a hook variable is set to, with each expansion
+// (${PROMPT_COMMAND:+;$PROMPT_COMMAND}, $(…)) as a plain word: what an
+// expansion holds was set earlier, or runs now and is checked as such.
+func hookValue(ps []syntax.WordPart, sep bool) string {
+	var b strings.Builder
+	for _, p := range ps {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(p.Value, false))
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(unescape(l.Value, true))
+				} else {
+					b.WriteString(hookParam(q, sep))
+				}
+			}
+		default:
+			b.WriteString(hookParam(p, sep))
+		}
+	}
+	return b.String()
+}
+
+// hookParam is $NAME for a plain parameter ($HOME stays $HOME, for rm -rf
+// $HOME), else a neutral word.
+func hookParam(p syntax.WordPart, sep bool) string {
+	if sep {
+		return "\n"
+	}
+	pe, ok := p.(*syntax.ParamExp)
+	switch {
+	case !ok || pe.Param == nil:
+	case pe.Exp != nil && pe.Exp.Word != nil:
+		return hookValue(pe.Exp.Word.Parts, false) // ${X:+word}, ${X:-word}
+	case pe.Exp == nil && pe.Repl == nil && pe.Slice == nil && pe.Index == nil && !pe.Excl && !pe.Length:
+		return "$" + pe.Param.Value
+	}
+	return "x"
 }
 
 // downloadRun finds a download run by a shell without a pipe: bash
