@@ -65,7 +65,7 @@ func requireOne(names ...string) func(p *parsedArgs) string {
 
 func init() {
 	roCommands = map[string]*command{}
-	for _, n := range strings.Fields(`ls ll cat tac head tail grep egrep fgrep zgrep rg zcat bzcat xzcat wc stat readlink realpath
+	for _, n := range strings.Fields(`ls ll cat tac head tail grep egrep fgrep zgrep zcat bzcat xzcat wc stat readlink realpath
 		basename dirname md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum diff cmp comm cut tr nl od hexdump
 		strings column which whereis locate lsattr getfacl ps pgrep pstree df du free uptime w who whoami id groups last
 		uname arch nproc lscpu lsblk lsusb lspci lsmod vmstat iostat mpstat findmnt getent printenv tty cal netstat
@@ -354,7 +354,6 @@ func git() *command {
 		"version":       cmd("--build-options"),
 		"var":           cmd("-l"),
 		"config":        cmd("-l --list --get --get-all --get-regexp --get-urlmatch --global --system --local --worktree -f: --file= --blob= --show-origin --show-scope -z --null --name-only --type= --bool --int --bool-or-int --path --expiry-date --default= --includes --no-includes").then(gitConfig),
-		"ls-remote":     cmd("-h --heads -b --branches -t --tags --refs -q --quiet --exit-code --get-url --symref --sort= -o: --server-option="),
 	}
 	return c
 }

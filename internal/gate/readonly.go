@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -239,6 +240,10 @@ func (r *roReader) call(args []arg) bool {
 	if r.allowed != nil && r.allowed(argsText(args)) {
 		return true
 	}
+	if strings.Contains(args[0].s, "/") && !systemBin.MatchString(args[0].s) {
+		// ./test, ~/bin/cat: a program named like a reader, not the reader.
+		return r.hold("`" + args[0].s + "` is a program by path, not a known command")
+	}
 	name := base(args[0].s)
 	rest := args[1:]
 	switch name {
@@ -264,6 +269,10 @@ func (r *roReader) call(args []arg) bool {
 	}
 	return true
 }
+
+// systemBin is where the commands of the grammar live: /bin/ls is ls,
+// ./ls or ~/bin/ls is some other program.
+var systemBin = regexp.MustCompile(`^/(?:usr/)?(?:local/)?s?bin/[^/]+$`)
 
 // apply reads args by c; "" when they only read.
 func apply(c *command, args []arg) string {
@@ -364,8 +373,8 @@ var sshOpts = opts("-4 -6 -C -q -v -t -T -x -n -N -k -a -p: -l: -i: -o: -c: -m: 
 var sshOptions = set("connecttimeout", "batchmode", "port", "user", "loglevel", "serveraliveinterval",
 	"serveralivecountmax", "stricthostkeychecking", "connectionattempts", "compression", "identitiesonly",
 	"passwordauthentication", "pubkeyauthentication", "preferredauthentications", "numberofpasswordprompts",
-	"requesttty", "forwardagent", "forwardx11", "addressfamily", "checkhostip", "hashknownhosts", "tcpkeepalive",
-	"visualhostkey", "loglevel", "ciphers", "macs", "kexalgorithms", "hostkeyalgorithms", "updatehostkeys")
+	"requesttty", "addressfamily", "checkhostip", "tcpkeepalive", "visualhostkey", "ciphers", "macs",
+	"kexalgorithms", "hostkeyalgorithms")
 
 // ssh reads ssh [OPTIONS] HOST [COMMAND…]: the command is read as a line.
 func (r *roReader) ssh(args []arg) bool {
