@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -49,6 +50,18 @@ func (r *roReader) hold(why string) bool {
 }
 
 func (r *roReader) line(line string) bool {
+	line = strings.ReplaceAll(strings.ReplaceAll(line, "\r\n", "\n"), "\r", "\n")
+	if i := strings.IndexFunc(line, func(c rune) bool { return c < 0x20 && c != '\n' || c == 0x7f }); i >= 0 {
+		// The line editor acts on these before the shell reads the line:
+		// ^U kills what came before, a tab completes, ESC sequences move.
+		return r.hold(fmt.Sprintf("a control character (%q) that the line editor acts on", line[i]))
+	}
+	if r.depth == 0 && strings.HasPrefix(strings.TrimLeft(line, " "), "^") {
+		return r.hold("a history substitution (^old^new)")
+	}
+	if r.depth == 0 && histExpansion(line) {
+		return r.hold("a history expansion (!…: the shell replaces it with words of earlier lines)")
+	}
 	if tooLarge(line) {
 		return r.hold("the line is too large to check")
 	}

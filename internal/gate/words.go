@@ -192,3 +192,30 @@ func paramOf(p *syntax.ParamExp, quoted bool) (arg, string) {
 	}
 	return a, ""
 }
+
+// histExpansion reports whether line has a ! that an interactive bash
+// replaces with words of its history before reading the line (histexpand):
+// one outside single quotes, not after $, and not followed by a blank, =,
+// (, " or the end. sort !$ f is sort -oF f after echo x -oF.
+func histExpansion(line string) bool {
+	single, double := false, false
+	// A here-document's body is history-expanded line by line, whatever
+	// its quotes: with one, no quote counts.
+	heredoc := strings.Contains(line, "<<")
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case single:
+			single = c != '\''
+		case c == '\\':
+			i++
+		case c == '"' && !heredoc:
+			double = !double
+		case c == '\'' && !double && !heredoc:
+			single = true
+		case c == '!' && (i == 0 || line[i-1] != '$') && i+1 < len(line) && strings.IndexByte(" \t\n=(\"", line[i+1]) < 0:
+			return true
+		}
+	}
+	return false
+}
