@@ -297,19 +297,35 @@ func ownPath(p string) bool {
 	if ownDir.MatchString(p) {
 		return true
 	}
+	// Each part of the path, as a pattern the shell expands: ttym*,
+	// audit*, p?licy.toml reach the same files.
+	under := false // the part before is a directory ttymux keeps its own in
+	for _, seg := range strings.Split(p, "/") {
+		if under && globMatch(seg, "ttymux") {
+			return true
+		}
+		under = seg == ".config" || seg == "state" || seg == ".cache" || strings.Contains(seg, "XDG_")
+	}
 	base := path.Base(p)
-	return base == "policy.toml" || strings.HasPrefix(base, "audit.jsonl")
+	return globMatch(base, "policy.toml") || globMatch(base, "audit.jsonl") || strings.HasPrefix(base, "audit.jsonl")
+}
+
+// globMatch reports whether the shell pattern pat matches name (a plain
+// word matches itself).
+func globMatch(pat, name string) bool {
+	ok, err := path.Match(pat, name)
+	return ok || err != nil && strings.ContainsAny(pat, "*?[")
 }
 
 // ownDir is a directory ttymux keeps files in, or one above it, or a
 // pattern that reaches into one.
-var ownDir = regexp.MustCompile(`^(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+)/\.(?:config|local|local/state|cache)(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_(?:CONFIG|STATE|CACHE|DATA)_HOME\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_RUNTIME_DIR\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|/\.(?:config|local/state|cache)/ttymux(?:/|$)`)
+var ownDir = regexp.MustCompile(`^(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+)/\.(?:config|local|local/state|cache)(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_(?:CONFIG|STATE|CACHE|DATA)_HOME\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_RUNTIME_DIR\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|/\.(?:config|local/state|cache)/ttymux(?:/|$)|^/run/user/\d+/ttymux(?:/|$)`)
 
 // readers are commands that only read their operands: naming ttymux's
 // files with them is not a change.
 var readers = set("cat", "less", "more", "head", "tail", "grep", "ls", "stat", "wc", "jq", "file", "md5sum",
 	"sha256sum", "diff", "cmp", "tac", "od", "xxd", "du", "find", "tree", "test", "[", "echo", "printf", "realpath",
-	"readlink", "ttymux")
+	"readlink")
 
 // selfRule: a command that names ttymux's files and is not a reader, or
 // signals ttymux's processes.
