@@ -10,11 +10,12 @@ import (
 // fork bomb.
 var textRules = []struct {
 	name string
+	keys []string // the rule runs on a line that has one of these (lower case)
 	re   *regexp.Regexp
 }{
-	{"SQL that drops or empties data", regexp.MustCompile(`(?i)\b(?:drop\s+(?:(?:temporary\s+)?table|database|schema|owned|keyspace|collection|tablespace)|truncate\s+(?:table\s+)?(?:only\s+)?[\w."\x60]+|flushall|flushdb|dropdatabase\s*\()`)},
-	{"SQL DELETE without WHERE", regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?(?:only\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?(?:;|$|['")])`)},
-	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
+	{"SQL that drops or empties data", []string{"drop", "truncate", "flush"}, regexp.MustCompile(`(?i)\b(?:drop\s+(?:(?:temporary\s+)?table|database|schema|owned|keyspace|collection|tablespace)|truncate\s+(?:table\s+)?(?:only\s+)?[\w."\x60]+|flushall|flushdb|dropdatabase\s*\()`)},
+	{"SQL DELETE without WHERE", []string{"delete"}, regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?(?:only\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?(?:;|$|['")])`)},
+	{"fork bomb", []string{":"}, regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
 }
 
 // checkText applies textRules to each line of text, and to the text with
@@ -23,12 +24,13 @@ var textRules = []struct {
 func checkText(text string) *Finding {
 	for _, t := range []string{text, sqlPlain(text, ""), sqlPlain(text, " ")} {
 		for _, line := range strings.Split(t, "\n") {
+			lower := strings.ToLower(line)
 			for _, r := range textRules {
-				if r.re.MatchString(line) {
+				if containsAny(lower, r.keys) && r.re.MatchString(line) {
 					return finding(r.name, line)
 				}
 			}
-			if tautologyDelete(line) {
+			if strings.Contains(lower, "delete") && tautologyDelete(line) {
 				return finding("SQL DELETE whose WHERE is always true", line)
 			}
 		}
@@ -160,6 +162,15 @@ var lineKeywords = []string{"rm", "mkfs", "dd", ">", "wipefs", "blkdiscard", "sh
 func hasLineKeyword(l string) bool {
 	for _, k := range lineKeywords {
 		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(s string, keys []string) bool {
+	for _, k := range keys {
+		if strings.Contains(s, k) {
 			return true
 		}
 	}
