@@ -67,7 +67,7 @@ func init() {
 	roCommands = map[string]*command{}
 	for _, n := range strings.Fields(`ls ll cat tac head tail grep egrep fgrep zgrep zcat bzcat xzcat wc stat readlink realpath
 		basename dirname md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum diff cmp comm cut tr nl od hexdump
-		strings column which whereis locate lsattr getfacl ps pgrep pstree df du free uptime w who whoami id groups last
+		strings column which whereis lsattr getfacl ps pgrep pstree df du free uptime w who whoami id groups last
 		uname arch nproc lscpu lsblk lsusb lspci lsmod vmstat iostat mpstat findmnt getent printenv tty cal netstat
 		traceroute tracepath dig host jq echo true false : sleep`) {
 		roCommands[n] = anyOpts()
