@@ -285,6 +285,11 @@ func redirectRule(op syntax.RedirOperator, target string) string {
 	return ""
 }
 
+// OwnPath reports whether the path p names ttymux's policy, audit log,
+// token or state (see ownPath): for callers that write a file without a
+// command line (a download's local_path).
+func OwnPath(p string) bool { return ownPath(p) }
+
 // ownPath reports whether p names ttymux's policy, audit log, token or
 // state, or a directory holding them (~/.config, $XDG_STATE_HOME …).
 func ownPath(p string) bool {

@@ -81,3 +81,21 @@ func TestGateDisguises(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnPath: an upload to ttymux's own files (checked as the line
+// "upload PATH") is held, and OwnPath knows the resolved paths.
+func TestOwnPath(t *testing.T) {
+	for _, p := range []string{"/root/.config/ttymux/policy.toml", "/home/u/.local/state/ttymux/audit.jsonl.2", "/run/user/1000/ttymux/agent-v1.sock", "/home/u/.cache/ttymux/shellinit/bashrc"} {
+		if !OwnPath(p) {
+			t.Errorf("OwnPath(%q) = false", p)
+		}
+		if Check("upload "+p) == nil {
+			t.Errorf("upload %s passes", p)
+		}
+	}
+	for _, p := range []string{"/root/.config/nvim/init.lua", "/home/u/src/ttymux/internal/gate/gate.go", "/tmp/x"} {
+		if OwnPath(p) {
+			t.Errorf("OwnPath(%q) = true", p)
+		}
+	}
+}
