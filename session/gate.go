@@ -142,6 +142,13 @@ func (m *Manager) checkOpenGate(ctx context.Context, k Kind, t transport.Target)
 	host := k.policyHost(t, "")
 	line := k.openLine(t)
 	v := m.opts.Policy.Check(host, line, false)
+	if v.Decision == policy.Run {
+		// On a read-only host the environment may run commands too
+		// (PROMPT_COMMAND, BASH_ENV, PS1 with $(…)).
+		if ev, kv := m.opts.Policy.CheckEnv(host, t.Env); ev.Decision != policy.Run {
+			v, line = ev, kv
+		}
+	}
 	if v.Decision == policy.Run && k.GateArgs {
 		var texts []string
 		texts = append(texts, t.Args...)

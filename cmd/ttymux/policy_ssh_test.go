@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,20 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 				t.Fatalf("read-only commands asked the human %d times", n)
 			}
 			held := []string{"touch " + filepath.Join(scratch, "x"), "sed -i s/a/b/ " + f, "echo x > " + f, "sh -c 'rm -f " + f + "'"}
+			// Issue #31's families: each would create scratch/bN on the old
+			// read-only check.
+			b := func(n int) string { return filepath.Join(scratch, "b"+strconv.Itoa(n)) }
+			bypasses := []string{
+				"sed -n '1e touch " + b(1) + "' " + f,
+				"sort -o" + b(2) + " " + f,
+				"env -vS'touch " + b(3) + "'",
+				"echo x >& " + b(4),
+				"x='a[$(touch " + b(5) + ")]'; echo $((x))",
+				"test -v 'a[$(touch " + b(6) + ")]'",
+				"sed --expr='1e touch " + b(7) + "' " + f,
+				"sort --compress-program=sh -S 1 " + f + " >/dev/null; cp " + f + " " + b(8),
+			}
+			held = append(held, bypasses...)
 			for i, line := range held {
 				res := call(t, rig.cs, "send", map[string]any{"session_id": open.ID, "text": line}, nil)
 				if !res.IsError || !strings.Contains(resultText(res), "declined") {
@@ -84,6 +99,11 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(scratch, "x")); err == nil {
 				t.Fatal("touch ran")
+			}
+			for i := range bypasses {
+				if _, err := os.Stat(b(i + 1)); err == nil {
+					t.Errorf("%q ran on a read-only host", bypasses[i])
+				}
 			}
 			// open_ssh's command is held the same way.
 			if res := call(t, rig.cs, "open_ssh", map[string]any{"host": "prod-web", "command": "touch " + filepath.Join(scratch, "z")}, nil); !res.IsError || !strings.Contains(resultText(res), "declined") {
@@ -125,7 +145,7 @@ func TestReadOnlyHostOverSSH(t *testing.T) {
 			if d := rig.decisions("open"); len(d) != 2 || d[1] != audit.DeclinedByHuman {
 				t.Fatalf("audit open decisions %v", d)
 			}
-			if got[audit.Ran] != 2 || got[audit.DeclinedByHuman] != 4 || got[audit.DeniedByPolicy] != 3 || got[audit.ApprovedByHuman] != 1 {
+			if got[audit.Ran] != 2 || got[audit.DeclinedByHuman] != 4+len(bypasses) || got[audit.DeniedByPolicy] != 3 || got[audit.ApprovedByHuman] != 1 {
 				t.Fatalf("audit decisions %v", got)
 			}
 		})

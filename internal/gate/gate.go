@@ -3,6 +3,7 @@ package gate
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,6 +20,45 @@ type Finding struct {
 
 // RuleUnparsable is the rule of a line the shell parser found unfinished.
 const RuleUnparsable = "the line could not be read as complete shell (an unfinished quote, bracket or here-document), so what it runs cannot be checked"
+
+// RuleTooLarge is the rule of a line with more words and operators than
+// the gate reads (maxWeight).
+const RuleTooLarge = "the text has too many words and operators to check as shell (over 131072); send it in smaller parts, or write large content to a file with upload"
+
+// maxWeight bounds what the shell parser is given: its syntax tree costs
+// about 130 bytes a word and 400 an operator (a|a|… of 1 MiB made a 200 MB
+// tree), so a line of more is held unread, which keeps the gate's memory
+// bounded and its time linear (issue #31). weight counts a word 1 and an
+// operator byte 4: 32768 pipeline stages, or a here-document of 131072
+// words.
+const maxWeight = 1 << 17
+
+// tooLarge reports whether src weighs more than maxWeight: one pass, no
+// allocation.
+func tooLarge(src string) bool {
+	if len(src) < maxWeight/4 {
+		return false
+	}
+	w, inWord := 0, false
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case ' ', '\t', '\n', '\r':
+			inWord = false
+		case '|', '&', ';', '(', ')', '<', '>', '`', '$', '{', '}':
+			w += 4
+			inWord = false
+		default:
+			if !inWord {
+				w++
+			}
+			inWord = true
+		}
+		if w > maxWeight {
+			return true
+		}
+	}
+	return false
+}
 
 // maxRepair bounds the text whose unfinished quote is closed to check
 // what it runs: parsing costs grow with nesting, and a longer unfinished
@@ -190,6 +230,9 @@ const (
 // shell at all falls back to the text patterns (checkLines); unfinished
 // shell is held unless secret, and is checked with its quotes closed.
 func checkScript(src string, secret bool) *Finding {
+	if tooLarge(src) {
+		return finding(RuleTooLarge, src)
+	}
 	if tooNested(src) {
 		if secret {
 			return checkLines(src)
@@ -227,7 +270,14 @@ func checkScript(src string, secret bool) *Finding {
 // walkCheck applies the command rules to every command in f.
 func walkCheck(f *syntax.File, src string, depth int) *Finding {
 	var found *Finding
+	if fd := hookCheck(f, src, depth); fd != nil {
+		return fd
+	}
+	if fd := downloadRun(f, src); fd != nil {
+		return fd
+	}
 	visit(f, depth, visitor{
+		alts: true,
 		cmd: func(argv []string, depth int) bool {
 			if rule := commandRule(argv); rule != "" {
 				found = finding(rule, src)
@@ -250,22 +300,25 @@ func walkCheck(f *syntax.File, src string, depth int) *Finding {
 			return true
 		},
 		redirect: func(op syntax.RedirOperator, target string) bool {
-			if isOut(op) && blockDevice.MatchString(target) {
-				found = finding("writing or redirecting onto a block device", src)
+			if rule := redirectRule(op, target); rule != "" {
+				found = finding(rule, src)
 				return false
 			}
 			return true
 		},
-		pipe: func(left, right [][]string) bool {
-			for _, l := range left {
-				if isDownload(l) {
-					for _, r := range right {
-						if isShell(r) {
-							found = finding("piping a download into a shell", src)
-							return false
-						}
-					}
+		pipeline: func(stages [][][]string) bool {
+			download, pid := false, false
+			for _, st := range stages {
+				if download && slices.ContainsFunc(st, isShell) {
+					found = finding("piping a download into a shell", src)
+					return false
 				}
+				if pid && slices.ContainsFunc(st, isKill) {
+					found = finding(RuleSelf, src)
+					return false
+				}
+				download = download || slices.ContainsFunc(st, isDownload)
+				pid = pid || slices.ContainsFunc(st, findsTtymux)
 			}
 			return true
 		},

@@ -13,9 +13,22 @@ func commandRule(argv []string) string {
 	args := argv[1:]
 	hasDev := slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "/dev/") })
 	listing := slices.ContainsFunc(args, func(a string) bool { return a == "-l" || a == "--list" || a == "-p" || a == "--print" })
+	if r := selfRule(argv); r != "" {
+		return r
+	}
+	if r := massKill(argv); r != "" {
+		return r
+	}
 	switch {
 	case name == "rm":
 		return rmRule(args)
+	case (name == "cp" || name == "install" || name == "rsync" || name == "ddrescue" || name == "pv") && len(args) > 0 &&
+		(blockDevice.MatchString(args[len(args)-1]) || controlFile.MatchString(args[len(args)-1])):
+		return "writing or redirecting onto a block device"
+	case name == "tee" && slices.ContainsFunc(args, controlFile.MatchString):
+		return "writing a kernel control file (/proc/sysrq-trigger, /sys/power, /dev/mem)"
+	case name == "dd" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "of=") && controlFile.MatchString(a[3:]) }):
+		return "writing a kernel control file (/proc/sysrq-trigger, /sys/power, /dev/mem)"
 	case name == "mkfs" || strings.HasPrefix(name, "mkfs.") || name == "mke2fs" || name == "mkswap" || name == "newfs":
 		return "filesystem creation (mkfs) erases a device"
 	case name == "dd":
@@ -70,6 +83,9 @@ func commandRule(argv []string) string {
 		}
 		if name == "kill" && sig9 && all {
 			return "killing every process (kill -9 -1)"
+		}
+		if name == "kill" && slices.ContainsFunc(args, func(a string) bool { return a == "1" || a == "-1" && !sig9 && len(args) > 1 && args[0] != "-1" }) {
+			return "killing init or every process (kill 1, kill -SIG -1)"
 		}
 	}
 	return ""

@@ -10,23 +10,71 @@ import (
 // fork bomb.
 var textRules = []struct {
 	name string
+	keys []string // the rule runs on a line that has one of these (lower case)
 	re   *regexp.Regexp
 }{
-	{"SQL that drops or empties data", regexp.MustCompile(`(?i)\b(?:drop\s+(?:table|database|schema)|truncate\s+table)\b`)},
-	{"SQL DELETE without WHERE", regexp.MustCompile(`(?i)\bdelete\s+from\s+[\w."\x60]+\s*(?:;|$|['"])`)},
-	{"fork bomb", regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
+	{"SQL that drops or empties data", []string{"drop", "truncate", "flush"}, regexp.MustCompile(`(?i)\b(?:drop\s+(?:(?:temporary\s+)?table|database|schema|owned|keyspace|collection|tablespace)|truncate\s+(?:table\s+)?(?:only\s+)?[\w."\x60]+|flushall|flushdb|dropdatabase\s*\()`)},
+	{"SQL DELETE without WHERE", []string{"delete"}, regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?(?:only\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?(?:;|$|['")])`)},
+	{"fork bomb", []string{":"}, regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
 }
 
-// checkText applies textRules to each line of text.
+// checkText applies textRules to each line of text, and to the text with
+// SQL comments removed (DR/**/OP, DROP -- x⏎TABLE: a comment hides a
+// keyword from a pattern, not from a database that joins the rest).
 func checkText(text string) *Finding {
-	for _, line := range strings.Split(text, "\n") {
-		for _, r := range textRules {
-			if r.re.MatchString(line) {
-				return finding(r.name, line)
+	for _, t := range []string{text, sqlPlain(text, ""), sqlPlain(text, " ")} {
+		for _, line := range strings.Split(t, "\n") {
+			lower := strings.ToLower(line)
+			for _, r := range textRules {
+				if containsAny(lower, r.keys) && r.re.MatchString(line) {
+					return finding(r.name, line)
+				}
+			}
+			if strings.Contains(lower, "delete") && tautologyDelete(line) {
+				return finding("SQL DELETE whose WHERE is always true", line)
 			}
 		}
 	}
 	return nil
+}
+
+var sqlComment = regexp.MustCompile(`/\*!\d*|/\*[\s\S]*?\*/|\*/|--[^\n]*\n?`)
+
+// sqlPlain is text with SQL comments replaced by with ("" for DR/**/OP,
+// " " for DROP/**/TABLE); MySQL's /*!…*/ keeps its content, as MySQL runs
+// it. "" when text has no comment.
+func sqlPlain(text, with string) string {
+	if !strings.Contains(text, "/*") && !strings.Contains(text, "--") {
+		return ""
+	}
+	if len(text) > 1<<20 {
+		return ""
+	}
+	return sqlComment.ReplaceAllString(text, with)
+}
+
+var deleteWhere = regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?where\s+([^;'"]*(?:'[^']*'[^;'"]*)*)`)
+
+var sqlOr = regexp.MustCompile(`(?i)\s+or\s+`)
+
+// tautologyDelete: DELETE … WHERE 1=1 (or true, or x = x, or any OR of
+// such): a WHERE that keeps nothing back.
+func tautologyDelete(line string) bool {
+	m := deleteWhere.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	for _, d := range sqlOr.Split(m[1], -1) {
+		d = strings.TrimSpace(strings.Trim(strings.TrimSpace(d), "()"))
+		l, r, eq := strings.Cut(d, "=")
+		switch {
+		case strings.EqualFold(d, "true") || d == "1" || strings.EqualFold(d, "not false"):
+			return true
+		case eq && !strings.ContainsAny(l, "<>!") && strings.EqualFold(strings.TrimSpace(l), strings.TrimSpace(r)):
+			return true
+		}
+	}
+	return false
 }
 
 // Text that is not shell (a line for a REPL, a paste of code) is checked
@@ -70,13 +118,23 @@ var rmStart = regexp.MustCompile(cmdStart + `rm(?:\s|$)`)
 func checkLines(text string) *Finding {
 	for _, line := range strings.Split(text, "\n") {
 		l := strings.TrimSpace(line)
-		if l == "" {
+		if l == "" || !hasLineKeyword(l) {
 			continue
 		}
-		for _, loc := range rmStart.FindAllStringIndex(l, -1) {
+		locs := rmStart.FindAllStringIndex(l, -1)
+		segEnd := -1 // where the segment of the last full read ends
+		for k, loc := range locs {
 			rest := l[loc[1]:]
 			if i := strings.IndexAny(rest, ";&|)\x60"); i >= 0 {
 				rest = rest[:i]
+			}
+			// The first rm of a segment reads to its end; a later one in
+			// the same segment only to the next rm, whose words the first
+			// has read already: linear, not quadratic, in rm ... rm ...
+			if loc[0] < segEnd && k+1 < len(locs) && locs[k+1][0] < loc[1]+len(rest) {
+				rest = l[loc[1]:locs[k+1][0]]
+			} else if loc[0] >= segEnd {
+				segEnd = loc[1] + len(rest)
 			}
 			ws := strings.Fields(rest)
 			for i := range ws {
@@ -93,4 +151,28 @@ func checkLines(text string) *Finding {
 		}
 	}
 	return nil
+}
+
+// lineKeywords are words one of which each line rule needs: a line with
+// none is skipped without running the patterns, which keeps a large
+// non-shell paste (base64, code) cheap.
+var lineKeywords = []string{"rm", "mkfs", "dd", ">", "wipefs", "blkdiscard", "shred", "sgdisk", "fdisk", "parted",
+	"curl", "wget", "fetch", "find", "chmod", "chown", "shutdown", "poweroff", "halt", "reboot", "init", "git", "kill"}
+
+func hasLineKeyword(l string) bool {
+	for _, k := range lineKeywords {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(s string, keys []string) bool {
+	for _, k := range keys {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
 }

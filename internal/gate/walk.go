@@ -15,8 +15,13 @@ type visitor struct {
 	cmd func(argv []string, depth int) bool
 	// redirect gets every redirection with its target word.
 	redirect func(op syntax.RedirOperator, target string) bool
-	// pipe gets the commands on each side of every pipe.
-	pipe func(left, right [][]string) bool
+	// pipeline gets the commands of each stage of every pipeline, once
+	// for the whole pipeline (a|b|c is one call with three stages), so a
+	// long pipeline costs its length, not its length squared.
+	pipeline func(stages [][][]string) bool
+	// alts: cmd also gets each other way the words of a wrapper may run a
+	// command (wrapped).
+	alts bool
 	// funcDecl gets every function definition: its name, the commands of
 	// its body, and whether the body pipes or backgrounds anything.
 	funcDecl func(name string, body [][]string, piped bool) bool
@@ -27,6 +32,7 @@ type visitor struct {
 func visit(f *syntax.File, depth int, v visitor) {
 	vars := map[string]string{}
 	stop := false
+	inner := map[*syntax.BinaryCmd]bool{} // pipes already seen as part of a longer pipeline
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if stop {
 			return false
@@ -41,9 +47,16 @@ func visit(f *syntax.File, depth int, v visitor) {
 				}
 				return true
 			}
-			argv := unwrap(words(n.Args, vars))
-			if len(argv) > 0 && v.cmd != nil && !v.cmd(argv, depth) {
-				stop = true
+			ws := words(n.Args, vars)
+			cands := [][]string{unwrap(ws)}
+			if v.alts {
+				cands = wrapped(ws)
+			}
+			for _, argv := range cands {
+				if len(argv) > 0 && v.cmd != nil && !v.cmd(argv, depth) {
+					stop = true
+					break
+				}
 			}
 		case *syntax.Stmt:
 			for _, r := range n.Redirs {
@@ -55,8 +68,12 @@ func visit(f *syntax.File, depth int, v visitor) {
 				}
 			}
 		case *syntax.BinaryCmd:
-			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && v.pipe != nil {
-				if !v.pipe(commandsOf(n.X, vars), commandsOf(n.Y, vars)) {
+			if isPipe(n) && v.pipeline != nil && !inner[n] {
+				var stages [][][]string
+				for _, st := range pipeStages(n, inner, nil) {
+					stages = append(stages, commandsOf(st, vars))
+				}
+				if !v.pipeline(stages) {
 					stop = true
 				}
 			}
@@ -79,6 +96,35 @@ func visit(f *syntax.File, depth int, v visitor) {
 		}
 		return !stop
 	})
+}
+
+func isPipe(n *syntax.BinaryCmd) bool { return n.Op == syntax.Pipe || n.Op == syntax.PipeAll }
+
+// pipeStages appends the stages of the pipeline n to out, in order, and
+// marks the pipes inside it as seen.
+func pipeStages(n *syntax.BinaryCmd, inner map[*syntax.BinaryCmd]bool, out []*syntax.Stmt) []*syntax.Stmt {
+	// Iterative on the left (bash parses a|b|c as (a|b)|c): no recursion
+	// as deep as the pipeline is long.
+	var rights []*syntax.Stmt
+	for {
+		rights = append(rights, n.Y)
+		b, ok := n.X.Cmd.(*syntax.BinaryCmd)
+		if !ok || !isPipe(b) || len(n.X.Redirs) > 0 || n.X.Negated || n.X.Background {
+			out = append(out, n.X)
+			break
+		}
+		inner[b] = true
+		n = b
+	}
+	for i := len(rights) - 1; i >= 0; i-- {
+		if b, ok := rights[i].Cmd.(*syntax.BinaryCmd); ok && isPipe(b) && len(rights[i].Redirs) == 0 {
+			inner[b] = true
+			out = pipeStages(b, inner, out)
+			continue
+		}
+		out = append(out, rights[i])
+	}
+	return out
 }
 
 // commandsOf returns the simple commands in n (prefixes looked through).
@@ -178,10 +224,10 @@ type prefix struct {
 
 var prefixes = map[string]prefix{
 	"sudo":        {withArg: " -u -g -C -h -p -r -t -U -D -R -T --user --group --close-from --host --prompt --role --type --other-user --chdir --chroot --command-timeout ", assigns: true},
-	"doas":        {withArg: " -u -C "},
-	"env":         {withArg: " -u -C --unset --chdir ", assigns: true},
+	"doas":        {withArg: " -u -C -a "},
+	"env":         {withArg: " -u -C -a --unset --chdir --argv0 --default-signal --ignore-signal --block-signal ", assigns: true},
 	"nice":        {withArg: " -n --adjustment "},
-	"ionice":      {withArg: " -c -n -p -P -u --class --classdata "},
+	"ionice":      {withArg: " -c -n -p -P -u --class --classdata --pid --pgid --uid "},
 	"timeout":     {withArg: " -s -k --signal --kill-after ", positional: 1},
 	"nohup":       {},
 	"time":        {withArg: " -f -o --format --output "},
@@ -192,17 +238,56 @@ var prefixes = map[string]prefix{
 	"setsid":      {},
 	"chroot":      {withArg: " --userspec --groups ", positional: 1},
 	"flock":       {withArg: " -w -E --timeout --conflict-exit-code ", positional: 1},
-	"xargs":       {withArg: " -I -n -P -L -s -d -E -a --max-args --max-procs --max-lines --max-chars --delimiter --arg-file --eof "},
+	"xargs":       {withArg: " -I -n -P -L -s -d -E -a --max-args --max-procs --max-lines --max-chars --delimiter --arg-file --eof --process-slot-var "},
 	"busybox":     {},
 	"unbuffer":    {},
-	"systemd-run": {withArg: " -p -u -E --unit --property --setenv --uid --gid --working-directory --description --slice "},
-	"runuser":     {withArg: " -u -g -G --user --group --supp-group "},
-	"strace":      {withArg: " -o -p -e -s -u -E -P "},
-	"ltrace":      {withArg: " -o -p -e -s -u "},
+	"systemd-run": {withArg: " -p -u -E -M -H -S --unit --property --setenv --uid --gid --working-directory --description --slice --machine --host --nice --service-type --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --on-clock-change --timer-property --path-property --socket-property --expand-environment --background --json "},
+	"runuser":     {withArg: " -u -g -G --user --group --supp-group -w --whitelist-environment "},
+	"strace":      {withArg: " -o -p -e -s -u -E -P -a -b -I -O -S -U -X --output --attach --signal --trace --status --user --env --absolute-timestamps --detach-on --interruptible --summary-columns --summary-sort-by --const-print-style "},
+	"ltrace":      {withArg: " -o -p -e -s -u -a -A -D -F -l -n -x -X -w --output --align --indent --library --config "},
 	"caffeinate":  {withArg: " -t -w "},
-	"nsenter":     {withArg: " -t --target -S -G "},
-	"taskset":     {positional: 1},
+	"nsenter":     {withArg: " -t --target -S -G --setuid --setgid -r -w --root --wd "},
+	"unshare":     {withArg: " -S -G --setuid --setgid -R -w --root --wd --propagation --map-user --map-group --map-users --map-groups "},
+	"taskset":     {withArg: " -c --cpu-list ", positional: 1},
 	"chrt":        {positional: 1},
+	"pkexec":      {withArg: " --user "},
+	"prlimit":     {withArg: " -p --pid "},
+	"cgexec":      {withArg: " -g "},
+	"numactl":     {},
+	"faketime":    {withArg: " -f ", positional: 1},
+	"proxychains": {withArg: " -f "},
+	"torsocks":    {},
+	"catchsegv":   {},
+	"dbus-launch": {},
+	"xvfb-run":    {withArg: " -n -s -e -f -p --server-num --server-args --error-file --auth-file "},
+}
+
+// maxWrapped bounds the words after a wrapper's name that may start the
+// command it runs (wrapped).
+const maxWrapped = 12
+
+// wrapped returns argv unwrapped (unwrap), and, when argv starts with a
+// command that runs another, each later word (within maxWrapped) that may
+// start that command, unwrapped in turn: an option whose value the table
+// does not know (strace -b execve rm …) cannot then hide the command.
+func wrapped(argv []string) [][]string {
+	out := [][]string{unwrap(argv)}
+	if len(argv) == 0 {
+		return out
+	}
+	if _, ok := prefixes[base(argv[0])]; !ok {
+		return out
+	}
+	for k := 1; k < len(argv) && k <= maxWrapped; k++ {
+		w := argv[k]
+		if strings.HasPrefix(w, "-") || isAssign(w) || w == "" {
+			continue
+		}
+		if u := unwrap(argv[k:]); len(u) > 0 {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // unwrap looks through the prefixes of argv (sudo -u root env A=1 nice -n
@@ -296,7 +381,17 @@ func nested(argv []string) []string {
 		}
 	case name == "eval":
 		return []string{strings.Join(args, " ")}
-	case name == "su" || name == "runuser" || name == "flock":
+	case name == "trap" && len(args) >= 2 && !strings.HasPrefix(args[0], "-"):
+		return []string{args[0]} // trap CMD SIGNAL…: CMD runs later
+	case name == "alias":
+		var out []string
+		for _, a := range args {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				out = append(out, v)
+			}
+		}
+		return out
+	case name == "su" || name == "runuser" || name == "flock" || name == "script":
 		for i, a := range args {
 			if (a == "-c" || a == "--command") && i+1 < len(args) {
 				return []string{args[i+1]}

@@ -166,6 +166,43 @@ func (p *Policy) Check(host, line string, secret bool) Verdict {
 	return v.held()
 }
 
+// envHarmless are the environment variables an open may set on a
+// read-only host: they choose the terminal, the language, the time zone
+// and the home. Any other may run a command (PROMPT_COMMAND, BASH_ENV,
+// ENV, PS0, PAGER, EDITOR, GIT_PAGER, LD_PRELOAD …) and is held.
+var envHarmless = map[string]bool{"TERM": true, "COLORTERM": true, "LANG": true, "LANGUAGE": true, "TZ": true,
+	"NO_COLOR": true, "FORCE_COLOR": true, "CLICOLOR": true, "COLUMNS": true, "LINES": true, "HOME": true,
+	"USER": true, "LOGNAME": true, "TMPDIR": true, "PS1": true, "PS2": true}
+
+// CheckEnv decides whether an open may set env (NAME=value entries) on
+// host: on a read-only host only the variables of envHarmless, and a
+// prompt (PS1, PS2) only without $(…), `…`, ${…} or $[…] (which run
+// commands, or arithmetic, at each prompt). It returns the Verdict and the entry it is about.
+func (p *Policy) CheckEnv(host string, env []string) (Verdict, string) {
+	if p == nil {
+		p = Default()
+	}
+	e := p.forHost(host)
+	v := Verdict{Held: e.held, NoElicitation: e.noElicitation}
+	if !e.readOnly {
+		return v, ""
+	}
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		ok := envHarmless[name] || strings.HasPrefix(name, "LC_")
+		if ok && (name == "PS1" || name == "PS2") && (strings.Contains(val, "`") || strings.Contains(val, "$(") ||
+			strings.Contains(val, "${") || strings.Contains(val, "$[")) {
+			ok = false
+		}
+		if !ok {
+			v.Decision, v.Rule = Hold, "read_only"
+			v.Reason = fmt.Sprintf("%s is read-only and the environment variable %s is not known to be harmless (PROMPT_COMMAND, BASH_ENV, a prompt with $(…) … run commands)", host, name)
+			return v.held(), kv
+		}
+	}
+	return v, ""
+}
+
 func quoteWhy(why string) string {
 	if strings.HasPrefix(why, "the ") || strings.HasPrefix(why, "output ") || strings.HasPrefix(why, "a ") {
 		return why

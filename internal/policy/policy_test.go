@@ -204,3 +204,49 @@ func TestDocExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEnv (issue #31): on a read-only host an open's environment may
+// only choose the terminal, language, time zone, home and a plain prompt;
+// elsewhere it is not the read-only rule's business.
+func TestCheckEnv(t *testing.T) {
+	p, err := Parse("fleet.toml", []byte(fleet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		host string
+		env  []string
+		want Decision
+	}{
+		{"prod-web", []string{"LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "HOME=/tmp", "PS1=$ "}, Run},
+		{"prod-web", []string{"PS1=${x[$(touch F)]}"}, Hold},
+		{"prod-web", []string{"PS2=`touch F`"}, Hold},
+		{"prod-web", []string{"LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm", "HOME=/tmp", "PS1=> "}, Run},
+		{"prod-web", []string{"PROMPT_COMMAND=touch F"}, Hold},
+		{"prod-web", []string{"BASH_ENV=/tmp/x"}, Hold},
+		{"prod-web", []string{"PS1=\\[$(touch F)\\]"}, Hold},
+		{"prod-web", []string{"GIT_PAGER=touch F"}, Hold},
+		{"prod-web", []string{"LD_PRELOAD=/tmp/x.so"}, Hold},
+		{"dev1", []string{"PROMPT_COMMAND=touch F"}, Run},
+	} {
+		v, kv := p.CheckEnv(tt.host, tt.env)
+		if v.Decision != tt.want || (tt.want != Run && (kv == "" || v.Reason == "")) {
+			t.Errorf("CheckEnv(%s, %q) = %+v %q, want %v", tt.host, tt.env, v, kv, tt.want)
+		}
+	}
+}
+
+// TestSelfProtection (issue #31): ttymux's own policy, audit log and
+// processes are held on every host, with no policy file at all.
+func TestSelfProtection(t *testing.T) {
+	for _, l := range []string{"pkill ttymux", "rm ~/.config/ttymux/policy.toml", "truncate -s0 ~/.local/state/ttymux/audit.jsonl", "kill $(pgrep -f ttymux)"} {
+		for _, host := range []string{"local", "web1", "serial:/dev/ttyUSB0"} {
+			if v := Default().Check(host, l, false); v.Decision == Run {
+				t.Errorf("%s on %s runs", l, host)
+			}
+		}
+	}
+	if v := Default().Check("local", "cat ~/.local/state/ttymux/audit.jsonl", false); v.Decision != Run {
+		t.Errorf("reading the audit log is held: %+v", v)
+	}
+}
