@@ -1,0 +1,37 @@
+package vt
+
+import (
+	"github.com/charmbracelet/x/ansi"
+)
+
+// handleEsc handles an escape sequence.
+func (e *Emulator) handleEsc(cmd ansi.Cmd) {
+	e.flushGrapheme() // Flush any pending grapheme before handling ESC sequences.
+	if !e.handlers.handleEsc(int(cmd)) {
+		var str string
+		if inter := cmd.Intermediate(); inter != 0 {
+			str += string(inter) + " "
+		}
+		if final := cmd.Final(); final != 0 {
+			str += string(final)
+		}
+		e.logf("unhandled sequence: ESC %q", str)
+	}
+}
+
+// fullReset performs a full terminal reset as in [ansi.RIS].
+func (e *Emulator) fullReset() {
+	e.scrs[0].Reset()
+	e.scrs[1].Reset()
+	e.resetTabStops()
+
+	// XXX: Do we reset all modes here? Investigate.
+	e.resetModes()
+
+	e.gl, e.gr = 0, 1
+	e.gsingle = 0
+	e.charsets = [4]CharSet{}
+	e.atPhantom = false
+	e.grapheme = e.grapheme[:0]
+	e.lastChar = 0
+}
