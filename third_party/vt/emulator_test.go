@@ -1783,6 +1783,38 @@ var cases = []struct {
 		want: []string{"                       "},
 		pos:  uv.Pos(22, 0),
 	},
+
+	// A wide character at the right margin [ansi.DECAWM]
+	{
+		name: "Wide Character Wraps At Right Margin",
+		w:    10, h: 2,
+		input: []string{
+			"yyyyyyyyy", // 9 columns: one left, the character needs two
+			"中<",
+		},
+		want: []string{"yyyyyyyyy ", "中<       "},
+		pos:  uv.Pos(3, 1),
+	},
+	{
+		name: "Wide Character Ending In Last Column Defers Wrap",
+		w:    10, h: 2,
+		input: []string{
+			"yyyyyyyy中", // ends in the last column
+			"<",
+		},
+		want: []string{"yyyyyyyy中", "<         "},
+		pos:  uv.Pos(1, 1),
+	},
+	{
+		name: "Wide Character At Right Margin Without Autowrap",
+		w:    10, h: 1,
+		input: []string{
+			"\x1b[?7l", // no autowrap
+			"yyyyyyyyy中<",
+		},
+		want: []string{"yyyyyyyyy<"},
+		pos:  uv.Pos(9, 0),
+	},
 }
 
 // TestTerminal tests the terminal.

@@ -120,10 +120,23 @@ func (e *Emulator) handleGrapheme(content string, width int) {
 		e.lastChar, _ = utf8.DecodeRuneInString(content)
 	}
 
+	// A wide character that does not fit before the right margin goes to
+	// the next line, as xterm does, leaving the rest of this one as it is;
+	// without autowrap it is dropped, as tmux does.
+	if width := e.scr.Width(); cell.Width > 1 && x+cell.Width > width {
+		if !awm {
+			return
+		}
+		e.index()
+		_, y = e.scr.CursorPosition()
+		x = 0
+	}
+
 	e.scr.SetCell(x, y, &cell)
 
-	// Handle phantom state at the end of the line
-	e.atPhantom = awm && x >= e.scr.Width()-1
+	// Handle phantom state at the end of the line: a character that ends
+	// in the last column leaves the cursor there, pending a wrap.
+	e.atPhantom = awm && x+cell.Width >= e.scr.Width()
 	if !e.atPhantom {
 		x += cell.Width
 	}
