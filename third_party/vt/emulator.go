@@ -72,6 +72,10 @@ type Emulator struct {
 	// atPhantom indicates if the cursor is out of bounds.
 	// When true, and a character is written, the cursor is moved to the next line.
 	atPhantom bool
+
+	// joining is set after a zero width joiner: the next code point joins
+	// the character before it (see [Emulator.printCodepoint]).
+	joining bool
 }
 
 var _ Terminal = (*Emulator)(nil)

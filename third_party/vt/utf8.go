@@ -24,6 +24,16 @@ func printableASCII(r rune) bool {
 // leaves the mark to become a zero-width cell of its own, which the next write
 // or erase then destroys.
 func (e *Emulator) handlePrint(r rune) {
+	// Programs lay text out one code point at a time by wcwidth, unless
+	// they turn grapheme clustering on with mode 2027: the terminal must
+	// measure as they do, or every character after an emoji lands in the
+	// wrong column.
+	if !e.isModeSet(ansi.ModeUnicodeCore) {
+		e.flushGrapheme()
+		e.printCodepoint(r)
+		return
+	}
+
 	// No ASCII character can extend the cluster before it: none of them is
 	// Extend, ZWJ, SpacingMark, Prepend, a regional indicator, or part of an
 	// Indic conjunct. So an ASCII character arriving is proof that whatever is
@@ -143,4 +153,52 @@ func (e *Emulator) handleGrapheme(content string, width int) {
 
 	// NOTE: We don't reset the phantom state here, we handle it up above.
 	e.scr.setCursor(x, y, false)
+}
+
+// zwj is the zero width joiner, which joins the character after it to the
+// one before it.
+const zwj = '\u200d'
+
+// maxCombined is the most bytes a character with the code points joined to
+// it may take; tmux drops code points beyond its 21, which also keeps a long
+// run of combining marks from costing quadratic time.
+const maxCombined = 21
+
+// printCodepoint prints r as one code point of wcwidth's width. A zero
+// width code point (a combining mark, a variation selector), and the code
+// point after a zero width joiner, join the character before the cursor,
+// as tmux does, and leave the cursor where it is.
+func (e *Emulator) printCodepoint(r rune) {
+	w := runeWidth(r)
+	if w < 0 {
+		return // unassigned: tmux shows nothing
+	}
+	if w == 0 || e.joining {
+		e.joining = r == zwj
+		e.combine(r)
+		return
+	}
+	e.handleGrapheme(string(r), w)
+}
+
+// combine appends r to the character left of the cursor, or at the cursor
+// if a wrap is pending. At the left edge there is none, and r is dropped.
+func (e *Emulator) combine(r rune) {
+	x, y := e.scr.CursorPosition()
+	if !e.atPhantom {
+		x--
+	}
+	// Skip the placeholder cells of a wide character.
+	for ; x >= 0; x-- {
+		if c := e.scr.CellAt(x, y); c == nil || c.Width != 0 {
+			break
+		}
+	}
+	c := e.scr.CellAt(x, y)
+	if c == nil || c.Content == "" || len(c.Content)+utf8.RuneLen(r) > maxCombined {
+		return
+	}
+	cell := *c
+	cell.Content += string(r)
+	e.scr.SetCell(x, y, &cell)
 }

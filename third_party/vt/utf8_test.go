@@ -4,12 +4,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // A combining mark belongs to the character before it, however that character
 // arrived. The printable-ASCII path used to write its cell immediately, which
 // left a following mark with nowhere to go: it became a zero-width cell of its
-// own, and the next write or erase destroyed it.
+// own, and the next write or erase destroyed it. This is the grapheme
+// clustering of mode 2027.
 func TestCombiningMarkJoinsPrecedingASCII(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -25,7 +28,7 @@ func TestCombiningMarkJoinsPrecedingASCII(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			term := newTestTerminal(t, 10, 1)
-			term.WriteString(tc.input)
+			term.WriteString(ansi.SetModeUnicodeCore + tc.input)
 			for x, want := range tc.want {
 				cell := term.CellAt(x, 0)
 				if cell == nil {
@@ -89,18 +92,65 @@ func TestSingleShiftDoesNotLeakPastACluster(t *testing.T) {
 func TestLongClusterRunStaysLinear(t *testing.T) {
 	input := "a" + strings.Repeat("́", 32*1024)
 
-	done := make(chan time.Duration, 1)
-	go func() {
-		term := NewEmulator(80, 24)
-		start := time.Now()
-		term.WriteString(input)
-		done <- time.Since(start)
-	}()
+	for _, mode := range []string{ansi.SetModeUnicodeCore, ansi.ResetModeUnicodeCore} {
+		done := make(chan time.Duration, 1)
+		go func() {
+			term := NewEmulator(80, 24)
+			start := time.Now()
+			term.WriteString(mode + input)
+			done <- time.Since(start)
+		}()
 
-	select {
-	case elapsed := <-done:
-		t.Logf("%d bytes in %v", len(input), elapsed)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("writing %d bytes of one cluster did not finish in 10s", len(input))
+		select {
+		case elapsed := <-done:
+			t.Logf("%q: %d bytes in %v", mode, len(input), elapsed)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q: writing %d bytes of one cluster did not finish in 10s", mode, len(input))
+		}
+	}
+}
+
+// Without mode 2027, text is laid out one code point at a time by wcwidth,
+// as vim, less and ncurses lay it out: an emoji with a variation selector
+// is as wide as its base, a skin tone modifier is a wide character of its
+// own, a soft hyphen takes a cell. Grapheme clustering measured them as
+// clusters and put every character after them in another column than the
+// program meant. With mode 2027 on, clusters are measured as before. The
+// widths are those tmux gives.
+func TestWidthsPerCodePointUnlessMode2027(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		input      string
+		wcwidth    int // cursor column after input
+		clustering int // the same with mode 2027
+		firstCell  string
+	}{
+		{"emoji with VS16", "❤️✔️", 2, 4, "❤️"},
+		{"keycap", "1️⃣", 1, 2, "1️⃣"},
+		{"skin tone modifier", "👍🏽", 4, 2, "👍"},
+		{"soft hyphen", "a\u00adb", 3, 2, "a"},
+		{"zero width joiner sequence", "👨‍👩‍👧", 2, 2, "👨‍👩‍👧"},
+		{"regional indicators", "🇫🇷", 2, 2, "🇫"},
+		{"Hangul jamo", "ᄀ각", 4, 2, "ᄀ"},
+		{"combining mark", "é", 1, 1, "é"},
+		{"combining mark at the left edge", "\u0301x", 1, 1, "x"},
+		{"unassigned code point", "\u0378x", 1, 2, "x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			term := newTestTerminal(t, 20, 1)
+			term.WriteString(tc.input)
+			if x := term.CursorPosition().X; x != tc.wcwidth {
+				t.Errorf("cursor at column %d, want %d", x, tc.wcwidth)
+			}
+			if c := term.CellAt(0, 0); c == nil || c.Content != tc.firstCell {
+				t.Errorf("cell 0: got %v, want %q", c, tc.firstCell)
+			}
+
+			term = newTestTerminal(t, 20, 1)
+			term.WriteString(ansi.SetModeUnicodeCore + tc.input)
+			if x := term.CursorPosition().X; x != tc.clustering {
+				t.Errorf("mode 2027: cursor at column %d, want %d", x, tc.clustering)
+			}
+		})
 	}
 }
