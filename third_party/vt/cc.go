@@ -58,3 +58,11 @@ func (e *Emulator) backspace() {
 	// This acts like [ansi.CUB]
 	e.moveCursor(-1, 0)
 }
+
+// nextLine moves the cursor to the start of the next line, scrolling up if
+// necessary, whatever [ansi.LNM] says. This performs the same function as
+// [ansi.NEL].
+func (e *Emulator) nextLine() {
+	e.index()
+	e.carriageReturn()
+}

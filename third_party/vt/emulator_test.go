@@ -1815,6 +1815,30 @@ var cases = []struct {
 		want: []string{"yyyyyyyyy<"},
 		pos:  uv.Pos(9, 0),
 	},
+
+	// Next Line [ansi.NEL]
+	{
+		name: "NEL Moves To Start Of Next Line",
+		w:    10, h: 2,
+		input: []string{
+			"ab",
+			"\x1bE",
+			"cd",
+		},
+		want: []string{"ab        ", "cd        "},
+		pos:  uv.Pos(2, 1),
+	},
+	{
+		name: "NEL Scrolls At Bottom Margin",
+		w:    10, h: 2,
+		input: []string{
+			"ab\r\ncd",
+			"\x1bE",
+			"ef",
+		},
+		want: []string{"cd        ", "ef        "},
+		pos:  uv.Pos(2, 1),
+	},
 }
 
 // TestTerminal tests the terminal.

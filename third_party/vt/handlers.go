@@ -282,7 +282,13 @@ func (e *Emulator) registerDefaultCcHandlers() {
 				e.gl = 0
 				return true
 			})
+		case ansi.NEL: // Next Line [ansi.NEL]
+			e.registerCcHandler(i, func() bool {
+				e.nextLine()
+				return true
+			})
 		case ansi.IND: // Index [ansi.IND]
+
 			e.registerCcHandler(i, func() bool {
 				e.index()
 				return true
@@ -406,7 +412,14 @@ func (e *Emulator) registerDefaultEscHandlers() {
 		return true
 	})
 
+	e.RegisterEscHandler('E', func() bool {
+		// Next Line [ansi.NEL]
+		e.nextLine()
+		return true
+	})
+
 	e.RegisterEscHandler('H', func() bool {
+
 		// Horizontal Tab Set [ansi.HTS]
 		e.horizontalTabSet()
 		return true
