@@ -1839,6 +1839,43 @@ var cases = []struct {
 		want: []string{"cd        ", "ef        "},
 		pos:  uv.Pos(2, 1),
 	},
+
+	// A zero count means one [ansi.CUF] [ansi.CUB] [ansi.ICH] [ansi.DCH]
+	{
+		name: "CUF Zero Moves One",
+		w:    10, h: 1,
+		input: []string{"ab\r", "\x1b[0C", "x"},
+		want:  []string{"ax        "},
+		pos:   uv.Pos(2, 0),
+	},
+	{
+		name: "CUB Zero Moves One",
+		w:    10, h: 1,
+		input: []string{"abc", "\x1b[0D", "x"},
+		want:  []string{"abx       "},
+		pos:   uv.Pos(3, 0),
+	},
+	{
+		name: "CUD Zero Moves One",
+		w:    10, h: 2,
+		input: []string{"\x1b[0B", "x"},
+		want:  []string{"          ", "x         "},
+		pos:   uv.Pos(1, 1),
+	},
+	{
+		name: "ICH Zero Inserts One",
+		w:    10, h: 1,
+		input: []string{"abcdef\r", "\x1b[0@", "X"},
+		want:  []string{"Xabcdef   "},
+		pos:   uv.Pos(1, 0),
+	},
+	{
+		name: "DCH Zero Deletes One",
+		w:    10, h: 1,
+		input: []string{"abcdef\r", "\x1b[0P", "X"},
+		want:  []string{"Xcdef     "},
+		pos:   uv.Pos(1, 0),
+	},
 }
 
 // TestTerminal tests the terminal.

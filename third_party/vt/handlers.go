@@ -472,42 +472,42 @@ func (e *Emulator) registerDefaultEscHandlers() {
 func (e *Emulator) registerDefaultCsiHandlers() {
 	e.RegisterCsiHandler('@', func(params ansi.Params) bool {
 		// Insert Character [ansi.ICH]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.scr.InsertCell(n)
 		return true
 	})
 
 	e.RegisterCsiHandler('A', func(params ansi.Params) bool {
 		// Cursor Up [ansi.CUU]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.moveCursor(0, -n)
 		return true
 	})
 
 	e.RegisterCsiHandler('B', func(params ansi.Params) bool {
 		// Cursor Down [ansi.CUD]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.moveCursor(0, n)
 		return true
 	})
 
 	e.RegisterCsiHandler('C', func(params ansi.Params) bool {
 		// Cursor Forward [ansi.CUF]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.moveCursor(n, 0)
 		return true
 	})
 
 	e.RegisterCsiHandler('D', func(params ansi.Params) bool {
 		// Cursor Backward [ansi.CUB]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.moveCursor(-n, 0)
 		return true
 	})
 
 	e.RegisterCsiHandler('E', func(params ansi.Params) bool {
 		// Cursor Next Line [ansi.CNL]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.moveCursor(0, n)
 		e.carriageReturn()
 		return true
@@ -515,7 +515,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('F', func(params ansi.Params) bool {
 		// Cursor Previous Line [ansi.CPL]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.moveCursor(0, -n)
 		e.carriageReturn()
 		return true
@@ -548,7 +548,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('I', func(params ansi.Params) bool {
 		// Cursor Horizontal Tabulation [ansi.CHT]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.nextTab(n)
 		return true
 	})
@@ -608,7 +608,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('L', func(params ansi.Params) bool {
 		// Insert Line [ansi.IL]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		if e.scr.InsertLine(n) {
 			// Move the cursor to the left margin.
 			e.scr.setCursorX(0, true)
@@ -618,7 +618,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('M', func(params ansi.Params) bool {
 		// Delete Line [ansi.DL]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		if e.scr.DeleteLine(n) {
 			// If the line was deleted successfully, move the cursor to the
 			// left.
@@ -630,21 +630,21 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('P', func(params ansi.Params) bool {
 		// Delete Character [ansi.DCH]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.scr.DeleteCell(n)
 		return true
 	})
 
 	e.RegisterCsiHandler('S', func(params ansi.Params) bool {
 		// Scroll Up [ansi.SU]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.scr.ScrollUp(n)
 		return true
 	})
 
 	e.RegisterCsiHandler('T', func(params ansi.Params) bool {
 		// Scroll Down [ansi.SD]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.scr.ScrollDown(n)
 		return true
 	})
@@ -667,7 +667,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('Z', func(params ansi.Params) bool {
 		// Cursor Backward Tabulation [ansi.CBT]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.prevTab(n)
 		return true
 	})
@@ -683,7 +683,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('a', func(params ansi.Params) bool {
 		// Horizontal Position Relative [ansi.HPR]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		width := e.Width()
 		x, y := e.scr.CursorPosition()
 		e.setCursorPosition(min(width-1, x+n), y)
@@ -692,7 +692,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('b', func(params ansi.Params) bool {
 		// Repeat Previous Character [ansi.REP]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		e.repeatPreviousCharacter(n)
 		return true
 	})
@@ -741,7 +741,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 	e.RegisterCsiHandler('e', func(params ansi.Params) bool {
 		// Vertical Position Relative [ansi.VPR]
-		n, _, _ := params.Param(0, 1)
+		n := count(params)
 		height := e.Height()
 		x, y := e.scr.CursorPosition()
 		e.setCursorPosition(x, min(height-1, y+n))
@@ -933,4 +933,12 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 
 		return true
 	})
+}
+
+// count returns the first parameter of a sequence that repeats or moves n
+// times: 1 if it is missing or 0, as in xterm, tmux and libvterm ("CSI 0 C"
+// moves one cell, not none).
+func count(params ansi.Params) int {
+	n, _, _ := params.Param(0, 1)
+	return max(n, 1)
 }
