@@ -288,7 +288,6 @@ func (e *Emulator) registerDefaultCcHandlers() {
 				return true
 			})
 		case ansi.IND: // Index [ansi.IND]
-
 			e.registerCcHandler(i, func() bool {
 				e.index()
 				return true
@@ -419,7 +418,6 @@ func (e *Emulator) registerDefaultEscHandlers() {
 	})
 
 	e.RegisterEscHandler('H', func() bool {
-
 		// Horizontal Tab Set [ansi.HTS]
 		e.horizontalTabSet()
 		return true
