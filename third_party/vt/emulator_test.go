@@ -1876,6 +1876,29 @@ var cases = []struct {
 		want:  []string{"Xcdef     "},
 		pos:   uv.Pos(1, 0),
 	},
+
+	// Insert/Replace Mode [ansi.IRM]
+	{
+		name: "IRM Inserts Characters",
+		w:    10, h: 1,
+		input: []string{"abcdef\r", "\x1b[4h", "XY", "\x1b[4l"},
+		want:  []string{"XYabcdef  "},
+		pos:   uv.Pos(2, 0),
+	},
+	{
+		name: "IRM Pushes Characters Off The Right Margin",
+		w:    6, h: 1,
+		input: []string{"abcdef\r", "\x1b[4h", "中", "\x1b[4l", "Z"},
+		want:  []string{"中Zbcd"},
+		pos:   uv.Pos(3, 0),
+	},
+	{
+		name: "IRM Reset Replaces",
+		w:    10, h: 1,
+		input: []string{"abcdef\r", "\x1b[4h\x1b[4l", "XY"},
+		want:  []string{"XYcdef    "},
+		pos:   uv.Pos(2, 0),
+	},
 }
 
 // TestTerminal tests the terminal.

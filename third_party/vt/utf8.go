@@ -142,6 +142,12 @@ func (e *Emulator) handleGrapheme(content string, width int) {
 		x = 0
 	}
 
+	// In insert mode the character pushes the rest of the line right.
+	if e.isModeSet(ansi.ModeInsertReplace) {
+		e.scr.setCursor(x, y, false)
+		e.scr.InsertCell(cell.Width)
+	}
+
 	e.scr.SetCell(x, y, &cell)
 
 	// Handle phantom state at the end of the line: a character that ends
