@@ -108,3 +108,13 @@ func (e *Emulator) repeatPreviousCharacter(n int) {
 		e.handlePrint(e.lastChar)
 	}
 }
+
+// toLeftMargin moves the cursor to the left margin of its line, as
+// [ansi.IL] and [ansi.DL] do (DEC STD 070). The line stays the same: the
+// cursor is already in the scroll region, and adding the region's top to
+// it, as an origin-mode move would, put it lines further down.
+func (e *Emulator) toLeftMargin() {
+	_, y := e.scr.CursorPosition()
+	e.scr.setCursor(e.scr.ScrollRegion().Min.X, y, false)
+	e.atPhantom = false
+}

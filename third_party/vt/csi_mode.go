@@ -90,6 +90,10 @@ func (e *Emulator) setMode(mode ansi.Mode, setting ansi.ModeSetting) {
 			e.saveCursor()
 		}
 		e.setAltScreenMode(setting.IsSet())
+	case ansi.ModeOrigin:
+		// Setting or resetting origin mode homes the cursor, to the top of
+		// the scroll region or of the screen.
+		e.setCursorPosition(0, 0)
 	case ansi.ModeInBandResize:
 		if setting.IsSet() {
 			_, _ = io.WriteString(e.pw, ansi.InBandResize(e.Height(), e.Width(), 0, 0))

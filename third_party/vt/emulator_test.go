@@ -1899,6 +1899,59 @@ var cases = []struct {
 		want:  []string{"XYcdef    "},
 		pos:   uv.Pos(2, 0),
 	},
+
+	// Insert Line [ansi.IL] and Delete Line [ansi.DL] in a scroll region
+	{
+		name: "IL In Scroll Region Keeps Cursor Row",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;4r", "\x1b[3;3H", "\x1b[L", "X"},
+		want:  []string{"1  ", "2  ", "X  ", "3  ", "5  "},
+		pos:   uv.Pos(1, 2),
+	},
+	{
+		name: "DL In Scroll Region Keeps Cursor Row",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;4r", "\x1b[3;3H", "\x1b[M", "X"},
+		want:  []string{"1  ", "2  ", "X  ", "   ", "5  "},
+		pos:   uv.Pos(1, 2),
+	},
+	{
+		name: "IL In Origin Mode Keeps Cursor Row",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;4r", "\x1b[?6h", "\x1b[1;1H", "\x1b[2L", "X"},
+		want:  []string{"1  ", "X  ", "   ", "2  ", "5  "},
+		pos:   uv.Pos(1, 1),
+	},
+	{
+		name: "IL Outside Scroll Region Does Nothing",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;3r", "\x1b[5;2H", "\x1b[L", "X"},
+		want:  []string{"1  ", "2  ", "3  ", "4  ", "5X "},
+		pos:   uv.Pos(2, 4),
+	},
+	{
+		name: "RI In Origin Mode At Region Top Scrolls Region",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;4r", "\x1b[?6h", "\x1b[1;1H", "\x1bM", "X"},
+		want:  []string{"1  ", "X  ", "2  ", "3  ", "5  "},
+		pos:   uv.Pos(1, 1),
+	},
+
+	// Origin Mode [ansi.DECOM]
+	{
+		name: "DECOM Set Homes Cursor To Region Top",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;4r", "\x1b[5;3H", "\x1b[?6h", "X"},
+		want:  []string{"1  ", "X  ", "3  ", "4  ", "5  "},
+		pos:   uv.Pos(1, 1),
+	},
+	{
+		name: "DECOM Reset Homes Cursor",
+		w:    3, h: 5,
+		input: []string{"1\r\n2\r\n3\r\n4\r\n5", "\x1b[2;4r", "\x1b[?6h", "\x1b[2;2H", "\x1b[?6l", "X"},
+		want:  []string{"X  ", "2  ", "3  ", "4  ", "5  "},
+		pos:   uv.Pos(1, 0),
+	},
 }
 
 // TestTerminal tests the terminal.

@@ -608,8 +608,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		// Insert Line [ansi.IL]
 		n := count(params)
 		if e.scr.InsertLine(n) {
-			// Move the cursor to the left margin.
-			e.scr.setCursorX(0, true)
+			e.toLeftMargin()
 		}
 		return true
 	})
@@ -618,10 +617,7 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		// Delete Line [ansi.DL]
 		n := count(params)
 		if e.scr.DeleteLine(n) {
-			// If the line was deleted successfully, move the cursor to the
-			// left.
-			// Move the cursor to the left margin.
-			e.scr.setCursorX(0, true)
+			e.toLeftMargin()
 		}
 		return true
 	})
