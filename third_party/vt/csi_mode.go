@@ -57,14 +57,49 @@ func (e *Emulator) setAltScreenMode(on bool) {
 	}
 }
 
-// saveCursor saves the cursor position.
-func (e *Emulator) saveCursor() {
-	e.scr.SaveCursor()
+// savedState is what [ansi.DECSC] saves besides the cursor and its pen:
+// the character sets and their shifts, and origin mode (xterm, DEC STD 070).
+type savedState struct {
+	charsets [4]CharSet
+	gl, gr   int
+	origin   bool
 }
 
-// restoreCursor restores the cursor position.
+// screenIndex returns which screen is active: 0 for the main one, 1 for the
+// alternate. Each has its own saved cursor.
+func (e *Emulator) screenIndex() int {
+	if e.scr == &e.scrs[1] {
+		return 1
+	}
+	return 0
+}
+
+// saveCursor saves the cursor position, its pen, the character sets and
+// origin mode.
+func (e *Emulator) saveCursor() {
+	e.scr.SaveCursor()
+	e.saved[e.screenIndex()] = savedState{
+		charsets: e.charsets,
+		gl:       e.gl,
+		gr:       e.gr,
+		origin:   e.isModeSet(ansi.ModeOrigin),
+	}
+}
+
+// restoreCursor restores what saveCursor saved; without a save, the cursor
+// goes home with the default character sets, as in xterm.
 func (e *Emulator) restoreCursor() {
 	e.scr.RestoreCursor()
+	s := e.saved[e.screenIndex()]
+	e.charsets, e.gl, e.gr = s.charsets, s.gl, s.gr
+	// Set the mode without its effect: restoring origin mode does not
+	// home the cursor.
+	if s.origin {
+		e.modes[ansi.ModeOrigin] = ansi.ModeSet
+	} else {
+		e.modes[ansi.ModeOrigin] = ansi.ModeReset
+	}
+	e.atPhantom = false
 }
 
 // setMode sets the mode to the given value.

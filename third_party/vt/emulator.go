@@ -29,6 +29,9 @@ type Emulator struct {
 	// Character sets
 	charsets [4]CharSet
 
+	// What DECSC saved besides the cursor, for each screen.
+	saved [2]savedState
+
 	// log is the logger to use.
 	logger Logger
 

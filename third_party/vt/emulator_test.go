@@ -1952,6 +1952,23 @@ var cases = []struct {
 		want:  []string{"X  ", "2  ", "3  ", "4  ", "5  "},
 		pos:   uv.Pos(1, 0),
 	},
+
+	// Save Cursor [ansi.DECSC] and Restore Cursor [ansi.DECRC]
+	{
+		name: "DECRC Restores Character Set",
+		w:    6, h: 1,
+		input: []string{"\x1b(0", "\x1b7", "\x1b(B", "qq", "\x1b8", "qq"},
+		want:  []string{"──    "},
+		pos:   uv.Pos(2, 0),
+	},
+
+	{
+		name: "DECRC Restores Origin Mode Without Homing",
+		w:    3, h: 4,
+		input: []string{"\x1b[2;3r", "\x1b[?6h", "\x1b7", "\x1b[?6l", "\x1b[4;2H", "\x1b8", "\x1b[1;1H", "X"},
+		want:  []string{"   ", "X  ", "   ", "   "},
+		pos:   uv.Pos(1, 1),
+	},
 }
 
 // TestTerminal tests the terminal.

@@ -31,6 +31,7 @@ func (e *Emulator) fullReset() {
 	e.gl, e.gr = 0, 1
 	e.gsingle = 0
 	e.charsets = [4]CharSet{}
+	e.saved = [2]savedState{}
 	e.atPhantom = false
 	e.joining = false
 	e.grapheme = e.grapheme[:0]

@@ -363,13 +363,13 @@ func (e *Emulator) registerDefaultEscHandlers() {
 
 	e.RegisterEscHandler('7', func() bool {
 		// Save Cursor [ansi.DECSC]
-		e.scr.SaveCursor()
+		e.saveCursor()
 		return true
 	})
 
 	e.RegisterEscHandler('8', func() bool {
 		// Restore Cursor [ansi.DECRC]
-		e.scr.RestoreCursor()
+		e.restoreCursor()
 		return true
 	})
 
