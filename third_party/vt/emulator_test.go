@@ -1969,6 +1969,22 @@ var cases = []struct {
 		want:  []string{"   ", "X  ", "   ", "   "},
 		pos:   uv.Pos(1, 1),
 	},
+
+	// Shift Out [ansi.SO] and Shift In [ansi.SI]
+	{
+		name: "SO Shifts To G1",
+		w:    6, h: 1,
+		input: []string{"\x1b)0", "\x0e", "qq", "\x0f", "qq"},
+		want:  []string{"──qq  "},
+		pos:   uv.Pos(4, 0),
+	},
+	{
+		name: "DECRC Restores Shift State",
+		w:    6, h: 1,
+		input: []string{"\x1b)0\x0e", "\x1b7", "\x0f", "qq", "\x1b8", "qq"},
+		want:  []string{"──    "},
+		pos:   uv.Pos(2, 0),
+	},
 }
 
 // TestTerminal tests the terminal.
