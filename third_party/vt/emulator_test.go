@@ -1985,6 +1985,15 @@ var cases = []struct {
 		want:  []string{"──    "},
 		pos:   uv.Pos(2, 0),
 	},
+
+	// Screen Alignment Pattern [ansi.DECALN]
+	{
+		name: "DECALN Fills Screen And Resets Margins",
+		w:    4, h: 3,
+		input: []string{"ab", "\x1b[2;3r", "\x1b#8", "\x1b[3;2H", "\x1b[S"},
+		want:  []string{"EEEE", "EEEE", "    "},
+		pos:   uv.Pos(1, 2),
+	},
 }
 
 // TestTerminal tests the terminal.

@@ -1,6 +1,7 @@
 package vt
 
 import (
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -36,4 +37,16 @@ func (e *Emulator) fullReset() {
 	e.joining = false
 	e.grapheme = e.grapheme[:0]
 	e.lastChar = 0
+}
+
+// screenAlignment fills the screen with "E", resets the margins and homes
+// the cursor, as [ansi.DECALN] does (vttest's screens are drawn with it).
+func (e *Emulator) screenAlignment() {
+	e.scr.setVerticalMargins(0, e.Height())
+	e.scr.setHorizontalMargins(0, e.Width())
+	c := uv.EmptyCell
+	c.Content = "E"
+	c.Width = 1
+	e.scr.Fill(&c)
+	e.setCursor(0, 0)
 }

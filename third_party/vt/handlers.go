@@ -405,6 +405,12 @@ func (e *Emulator) registerDefaultEscHandlers() {
 		})
 	}
 
+	e.RegisterEscHandler(ansi.Command(0, '#', '8'), func() bool {
+		// Screen Alignment Pattern [ansi.DECALN]
+		e.screenAlignment()
+		return true
+	})
+
 	e.RegisterEscHandler('D', func() bool {
 		// Index [ansi.IND]
 		e.index()
