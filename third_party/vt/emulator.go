@@ -279,6 +279,10 @@ func (e *Emulator) Write(p []byte) (n int, err error) {
 	}
 
 	for i := range p {
+		if e.controlInSequence(p[i]) {
+			e.handleControl(p[i])
+			continue
+		}
 		e.parser.Advance(p[i])
 		// Flush the last cluster once the whole slice is written. Every
 		// sequence handler flushes on its own way in, so a cluster only has to
@@ -289,6 +293,25 @@ func (e *Emulator) Write(p []byte) (n int, err error) {
 		}
 	}
 	return len(p), nil
+}
+
+// controlInSequence reports whether b is a C0 control arriving inside an
+// escape or control sequence, which a terminal executes at once and then
+// goes on with the sequence (ECMA-48 5.5; "CSI 2 BS C" is a backspace
+// and a CUF 2 in xterm and tmux). The parser executes it too, but
+// overwrites the sequence's command with it, so the rest of the sequence
+// went wrong; it is executed here, and the parser never sees it. CAN, SUB
+// and ESC are left to the parser: they cancel or restart the sequence.
+func (e *Emulator) controlInSequence(b byte) bool {
+	if b >= ansi.SP || b == ansi.CAN || b == ansi.SUB || b == ansi.ESC {
+		return false
+	}
+	switch e.parser.State() {
+	case parser.EscapeState, parser.EscapeIntermediateState,
+		parser.CsiEntryState, parser.CsiParamState, parser.CsiIntermediateState:
+		return true
+	}
+	return false
 }
 
 // WriteString writes a string to the terminal output buffer.

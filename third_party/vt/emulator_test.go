@@ -1994,6 +1994,29 @@ var cases = []struct {
 		want:  []string{"EEEE", "EEEE", "    "},
 		pos:   uv.Pos(1, 2),
 	},
+
+	// A control character inside a sequence runs and the sequence goes on
+	{
+		name: "Backspace Inside CSI",
+		w:    6, h: 1,
+		input: []string{"ab", "\x1b[2\bC", "x"},
+		want:  []string{"ab x  "},
+		pos:   uv.Pos(4, 0),
+	},
+	{
+		name: "Carriage Return Inside CSI Parameters",
+		w:    6, h: 2,
+		input: []string{"ab", "\x1b[1\r;3H", "x"},
+		want:  []string{"abx   ", "      "},
+		pos:   uv.Pos(3, 0),
+	},
+	{
+		name: "Line Feed Inside ESC Intermediate",
+		w:    6, h: 2,
+		input: []string{"\x1b(\n0", "q"},
+		want:  []string{"      ", "─     "},
+		pos:   uv.Pos(1, 1),
+	},
 }
 
 // TestTerminal tests the terminal.
