@@ -6,8 +6,10 @@ type CharSet map[byte]string
 
 // Character sets.
 var (
+	// UK is the British set: "#" is the pound sign (VT220 reference
+	// manual, table 2-6; xterm).
 	UK = CharSet{
-		'$': "£", // U+00A3
+		'#': "£", // U+00A3
 	}
 	SpecialDrawing = CharSet{
 		'`': "◆", // U+25C6

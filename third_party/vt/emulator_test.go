@@ -2017,6 +2017,15 @@ var cases = []struct {
 		want:  []string{"      ", "─     "},
 		pos:   uv.Pos(1, 1),
 	},
+
+	// Select Character Set [ansi.SCS] British
+	{
+		name: "British Set Maps Number Sign To Pound",
+		w:    4, h: 1,
+		input: []string{"\x1b(A", "#$", "\x1b(B", "#"},
+		want:  []string{"£$# "},
+		pos:   uv.Pos(3, 0),
+	},
 }
 
 // TestTerminal tests the terminal.
