@@ -125,6 +125,14 @@ func (e *Emulator) setMode(mode ansi.Mode, setting ansi.ModeSetting) {
 			e.saveCursor()
 		}
 		e.setAltScreenMode(setting.IsSet())
+	case ansi.DECMode(3): // Column mode [DECCOLM]
+		// The width stays, as in tmux and in xterm without 132-column
+		// support, but the switch still clears the screen, resets the
+		// margins and homes the cursor, as DEC terminals do.
+		e.scr.setVerticalMargins(0, e.Height())
+		e.scr.setHorizontalMargins(0, e.Width())
+		e.scr.Clear()
+		e.setCursor(0, 0)
 	case ansi.ModeOrigin:
 		// Setting or resetting origin mode homes the cursor, to the top of
 		// the scroll region or of the screen.

@@ -2026,6 +2026,15 @@ var cases = []struct {
 		want:  []string{"£$# "},
 		pos:   uv.Pos(3, 0),
 	},
+
+	// Column Mode [DECCOLM]
+	{
+		name: "DECCOLM Clears Screen And Homes Cursor",
+		w:    4, h: 2,
+		input: []string{"abc\r\ndef", "\x1b[?3h", "X"},
+		want:  []string{"X   ", "    "},
+		pos:   uv.Pos(1, 0),
+	},
 }
 
 // TestTerminal tests the terminal.

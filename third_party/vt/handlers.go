@@ -704,11 +704,11 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 			return false
 		}
 
-		// Do we fully support VT220?
+		// Claim only what is implemented: no 132 columns (DECCOLM does
+		// not resize) and no selective erase (DECSCA, DECSED, DECSEL),
+		// else programs take paths the emulator cannot draw.
 		_, _ = io.WriteString(e.pw, ansi.PrimaryDeviceAttributes(
 			62, // VT220
-			1,  // 132 columns
-			6,  // Selective Erase
 			22, // ANSI color
 		))
 		return true
