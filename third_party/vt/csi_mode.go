@@ -121,10 +121,17 @@ func (e *Emulator) setMode(mode ansi.Mode, setting ansi.ModeSetting) {
 		// Save primary screen cursor position
 		// Switch to alternate screen
 		// Doesn't support scrollback
+		// Restore it after leaving, as DECRC does, even if the alternate
+		// screen was not active (xterm, tmux): ncurses programs such as
+		// dialog leave it early and reset 1049 again on exit, and expect
+		// the cursor back where it was when they started.
 		if setting.IsSet() {
 			e.saveCursor()
 		}
 		e.setAltScreenMode(setting.IsSet())
+		if !setting.IsSet() {
+			e.restoreCursor()
+		}
 	case ansi.DECMode(3): // Column mode [DECCOLM]
 		// The width stays, as in tmux and in xterm without 132-column
 		// support, but the switch still clears the screen, resets the

@@ -2035,6 +2035,22 @@ var cases = []struct {
 		want:  []string{"X   ", "    "},
 		pos:   uv.Pos(1, 0),
 	},
+
+	// Alternate Screen Save Cursor [ansi.ModeAltScreenSaveCursor] (1049)
+	{
+		name: "Mode 1049 Reset Restores Cursor",
+		w:    4, h: 3,
+		input: []string{"ab", "\x1b[?1049h", "\x1b[3;3Hxy", "\x1b[?1049l", "Q"},
+		want:  []string{"abQ ", "    ", "    "},
+		pos:   uv.Pos(3, 0),
+	},
+	{
+		name: "Mode 1049 Reset On Normal Screen Restores Cursor",
+		w:    4, h: 3,
+		input: []string{"ab", "\x1b[?1049h", "\x1b[?1049l", "\x1b[3;1Hcd", "\x1b[?1049l", "Q"},
+		want:  []string{"abQ ", "    ", "cd  "},
+		pos:   uv.Pos(3, 0),
+	},
 }
 
 // TestTerminal tests the terminal.
