@@ -1473,7 +1473,7 @@ var cases = []struct {
 		},
 		want: []string{
 			"        ",
-			"        ",
+			"  F     ", // the rest of the cursor's line stays
 			"GHI     ",
 		},
 		pos: uv.Pos(1, 1),
@@ -2050,6 +2050,15 @@ var cases = []struct {
 		input: []string{"ab", "\x1b[?1049h", "\x1b[?1049l", "\x1b[3;1Hcd", "\x1b[?1049l", "Q"},
 		want:  []string{"abQ ", "    ", "cd  "},
 		pos:   uv.Pos(3, 0),
+	},
+
+	// Erase in Display [ansi.ED] above
+	{
+		name: "ED 1 Erases Above And Line Up To Cursor",
+		w:    4, h: 3,
+		input: []string{"\x1b#8", "\x1b[2;2H", "\x1b[1J"},
+		want:  []string{"    ", "  EE", "EEEE"},
+		pos:   uv.Pos(1, 1),
 	},
 }
 
