@@ -88,7 +88,9 @@ func (e *Emulator) carriageReturn() {
 	margins := ok && mode.IsSet()
 	x, y := e.scr.CursorPosition()
 	if margins {
-		e.scr.setCursor(0, y, true)
+		// The left margin of the cursor's own line: y is absolute, and an
+		// origin-mode move would add the region's top to it.
+		e.scr.setCursor(e.scr.ScrollRegion().Min.X, y, false)
 	} else if region := e.scr.ScrollRegion(); uv.Pos(x, y).In(region) {
 		e.scr.setCursor(region.Min.X, y, false)
 	} else {
@@ -117,4 +119,16 @@ func (e *Emulator) toLeftMargin() {
 	_, y := e.scr.CursorPosition()
 	e.scr.setCursor(e.scr.ScrollRegion().Min.X, y, false)
 	e.atPhantom = false
+}
+
+// origin returns the screen position that cursor addressing counts from:
+// the scroll region's top-left in origin mode [ansi.DECOM], else the
+// screen's. Handlers that move from the cursor's absolute position
+// subtract it before an origin-relative move.
+func (e *Emulator) origin() (x, y int) {
+	if e.isModeSet(ansi.ModeOrigin) {
+		r := e.scr.ScrollRegion()
+		return r.Min.X, r.Min.Y
+	}
+	return 0, 0
 }

@@ -2060,6 +2060,36 @@ var cases = []struct {
 		want:  []string{"    ", "  EE", "EEEE"},
 		pos:   uv.Pos(1, 1),
 	},
+
+	// Origin Mode [ansi.DECOM]: moves from the cursor's position
+	{
+		name: "CR In Origin Mode Stays On Line",
+		w:    4, h: 4,
+		input: []string{"\x1b[2;3r", "\x1b[?6h", "ab\r", "X"},
+		want:  []string{"    ", "Xb  ", "    ", "    "},
+		pos:   uv.Pos(1, 1),
+	},
+	{
+		name: "HPA In Origin Mode Stays On Line",
+		w:    4, h: 4,
+		input: []string{"\x1b[2;3r", "\x1b[?6h", "\x1b[2;1H", "\x1b[3`", "X"},
+		want:  []string{"    ", "    ", "  X ", "    "},
+		pos:   uv.Pos(3, 2),
+	},
+	{
+		name: "VPR In Origin Mode Moves One Line",
+		w:    4, h: 4,
+		input: []string{"\x1b[2;4r", "\x1b[?6h", "\x1b[1e", "X"},
+		want:  []string{"    ", "    ", "X   ", "    "},
+		pos:   uv.Pos(1, 2),
+	},
+	{
+		name: "HVP In Origin Mode Is Relative To Region",
+		w:    4, h: 4,
+		input: []string{"\x1b[2;3r", "\x1b[?6h", "\x1b[2;2f", "X"},
+		want:  []string{"    ", "    ", " X  ", "    "},
+		pos:   uv.Pos(2, 2),
+	},
 }
 
 // TestTerminal tests the terminal.

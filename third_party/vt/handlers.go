@@ -681,7 +681,8 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		n, _, _ := params.Param(0, 1)
 		width := e.Width()
 		_, y := e.scr.CursorPosition()
-		e.setCursorPosition(min(width-1, n-1), y)
+		_, oy := e.origin()
+		e.setCursorPosition(min(width-1, n-1), y-oy)
 		return true
 	})
 
@@ -690,7 +691,8 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		n := count(params)
 		width := e.Width()
 		x, y := e.scr.CursorPosition()
-		e.setCursorPosition(min(width-1, x+n), y)
+		ox, oy := e.origin()
+		e.setCursorPosition(min(width-1, x+n)-ox, y-oy)
 		return true
 	})
 
@@ -739,7 +741,8 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		n, _, _ := params.Param(0, 1)
 		height := e.Height()
 		x, _ := e.scr.CursorPosition()
-		e.setCursorPosition(x, min(height-1, n-1))
+		ox, _ := e.origin()
+		e.setCursorPosition(x-ox, min(height-1, n-1))
 		return true
 	})
 
@@ -748,7 +751,8 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		n := count(params)
 		height := e.Height()
 		x, y := e.scr.CursorPosition()
-		e.setCursorPosition(x, min(height-1, y+n))
+		ox, oy := e.origin()
+		e.setCursorPosition(x-ox, min(height-1, y+n)-oy)
 		return true
 	})
 
@@ -757,9 +761,10 @@ func (e *Emulator) registerDefaultCsiHandlers() {
 		width, height := e.Width(), e.Height()
 		row, _, _ := params.Param(0, 1)
 		col, _, _ := params.Param(1, 1)
-		y := min(height-1, row-1)
-		x := min(width-1, col-1)
-		e.setCursor(x, y)
+		// The same as CUP: relative to the scroll region in origin mode.
+		y := min(height-1, max(row, 1)-1)
+		x := min(width-1, max(col, 1)-1)
+		e.setCursorPosition(x, y)
 		return true
 	})
 
