@@ -40,7 +40,7 @@ func TestFloodKeepsScrollRegion(t *testing.T) {
 		look       bool // Snapshot before the flood, so that the emulator exists
 	}{
 		{"24x80 300 KB", 24, 80, 300 << 10, false},
-		{"40x120 300 KB emulator made before", 40, 120, 300 << 10, true},
+		{"40x120 100 KB emulator made before", 40, 120, 100 << 10, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			data := aptFlood(tt.rows, tt.size)
@@ -51,7 +51,7 @@ func TestFloodKeepsScrollRegion(t *testing.T) {
 				t.Fatalf("reference: bottom row %q, not the progress bar", want.Lines[tt.rows-1])
 			}
 
-			s := newTestScreen(t, tt.rows, tt.cols, Options{}, noQuiet)
+			s := newTestScreen(t, tt.rows, tt.cols, Options{Scrollback: sessionScrollback}, noQuiet)
 			if tt.look {
 				s.Snapshot()
 			}
