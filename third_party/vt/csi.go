@@ -10,6 +10,9 @@ import (
 
 func (e *Emulator) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	e.flushGrapheme() // Flush any pending grapheme before handling CSI sequences.
+	if cmd != 'b' {
+		e.lastChar = 0 // REP repeats only a character right before it
+	}
 	if !e.handlers.handleCsi(cmd, params) {
 		e.logf("unhandled sequence: CSI %q", paramsString(cmd, params))
 	}

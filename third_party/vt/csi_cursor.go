@@ -101,7 +101,9 @@ func (e *Emulator) carriageReturn() {
 
 // repeatPreviousCharacter repeats the previous character n times. This is
 // equivalent to typing the same character n times. This performs the same as
-// [ansi.REP].
+// [ansi.REP]. The character must come right before the REP (ECMA-48
+// 8.3.103): after any other control function, or another REP, there is
+// none, as in xterm and tmux.
 func (e *Emulator) repeatPreviousCharacter(n int) {
 	if e.lastChar == 0 {
 		return
@@ -109,6 +111,8 @@ func (e *Emulator) repeatPreviousCharacter(n int) {
 	for range n {
 		e.handlePrint(e.lastChar)
 	}
+	e.flushGrapheme()
+	e.lastChar = 0
 }
 
 // toLeftMargin moves the cursor to the left margin of its line, as

@@ -2090,6 +2090,22 @@ var cases = []struct {
 		want:  []string{"    ", "    ", " X  ", "    "},
 		pos:   uv.Pos(2, 2),
 	},
+
+	// Repeat Previous Character [ansi.REP]
+	{
+		name: "REP After REP Repeats Nothing",
+		w:    8, h: 1,
+		input: []string{"+", "\x1b[1b", "\x1b[5b"},
+		want:  []string{"++      "},
+		pos:   uv.Pos(2, 0),
+	},
+	{
+		name: "REP After A Control Repeats Nothing",
+		w:    8, h: 1,
+		input: []string{"+\r", "\x1b[2C", "\x1b[2b"},
+		want:  []string{"+       "},
+		pos:   uv.Pos(2, 0),
+	},
 }
 
 // TestTerminal tests the terminal.

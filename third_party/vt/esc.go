@@ -8,6 +8,7 @@ import (
 // handleEsc handles an escape sequence.
 func (e *Emulator) handleEsc(cmd ansi.Cmd) {
 	e.flushGrapheme() // Flush any pending grapheme before handling ESC sequences.
+	e.lastChar = 0    // REP repeats only a character right before it
 	if !e.handlers.handleEsc(int(cmd)) {
 		var str string
 		if inter := cmd.Intermediate(); inter != 0 {
