@@ -47,6 +47,19 @@ type corpusDiff struct {
 	reason          string
 }
 
+// vttestItems opens vttest's submenu by the choices in menu, then runs each
+// of items, pressing Enter through its screens back to the menu.
+func vttestItems(menu []string, items ...string) []corpusStep {
+	var steps []corpusStep
+	for _, m := range menu {
+		steps = append(steps, keys(m, "Enter"))
+	}
+	for _, it := range items {
+		steps = append(steps, keys(it, "Enter"), enterUntil("Enter choice number"))
+	}
+	return steps
+}
+
 // Where tmux is wrong.
 const (
 	pendingWrapBack = "after a character in the last column, BS and CUB 1 move tmux's cursor onto that column " +
@@ -128,6 +141,17 @@ var corpus = []corpusCase{
 		}},
 	{name: "vttest-8-vt102", rows: 24, cols: 80, cmd: "vttest",
 		steps: []corpusStep{keys("8", "Enter"), enterUntil("Enter choice number"), keys("0", "Enter")}},
+	{name: "vttest-11-5-ecma-cursor", rows: 24, cols: 80, cmd: "vttest",
+		steps: vttestItems([]string{"11", "5"}, "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		differs: []corpusDiff{
+			{9, -1, "tmux 3.3a does not implement CHT (CSI I): vttest's two rows of *s should match"},
+			{11, -1, "tmux 3.3a does not implement HPR (CSI a): vttest's box of *s comes out as columns"},
+			{19, -1, "tmux 3.3a does not implement VPR (CSI e): vttest's box of *s loses its sides"},
+		}},
+	{name: "vttest-11-6-5-ech", rows: 24, cols: 80, cmd: "vttest",
+		steps: vttestItems([]string{"11", "6"}, "4", "5")},
+	{name: "vttest-11-7-ecma-misc", rows: 24, cols: 80, cmd: "vttest",
+		steps: vttestItems([]string{"11", "7"}, "2", "3", "4", "5", "6")},
 }
 
 // exitMark is what the recorder prints when the program has exited; with
