@@ -81,6 +81,10 @@ var corpusFiles = map[string]string{
 		"soft\u00adhyphen, e\u0301 combining, 中文字符 at the margin: " + strings.Repeat("y", 30) + "中文\n" +
 		"日本語のテキストがここにあります。" + strings.Repeat("長い行", 30) + "\n" +
 		strings.Repeat("line of text for scrolling\n", 60),
+	"page.html": "<html><head><title>A page</title></head><body><h1>Heading 中文</h1>" +
+		"<p>Some text with a <a href=\"prog.go\">link</a> and emoji ❤️ ✔️.</p><ul>" +
+		strings.Repeat("<li>an item of a long list, wide 日本語 text</li>", 40) +
+		"</ul><table border=1><tr><td>cell 1</td><td>cell 2</td></tr></table></body></html>\n",
 	"prog.go": "package main\n\nimport \"fmt\"\n\n// main says hello.\nfunc main() {\n" +
 		strings.Repeat("\tfmt.Println(\"hello, world\") // 你好\n", 50) + "}\n",
 }
@@ -119,6 +123,20 @@ var corpus = []corpusCase{
 		steps: []corpusStep{keys("C-w", "Println", "Enter"), keys("M-u"), keys("C-x")}},
 	{name: "vim-tiny-wide-40x120", rows: 40, cols: 120, cmd: "vim.tiny -u NONE -i NONE -N -c 'set nowrap' wide.txt",
 		steps: []corpusStep{keys("4G", "$"), keys("0", "30l", "i", "❤️中", "Escape"), keys(":q!", "Enter")}},
+	{name: "mc-40x120", rows: 40, cols: 120, cmd: "mc -u --nocolor",
+		steps: []corpusStep{keys("Down"), keys("Down"), keys("F3"), keys("F10"), keys("Tab"), keys("F10")}},
+	{name: "ncdu-24x80", rows: 24, cols: 80, cmd: "ncdu -x --color off .",
+		steps: []corpusStep{keys("Down"), keys("?"), keys("q"), keys("q")}},
+	{name: "tig-40x120", rows: 40, cols: 120,
+		cmd: "git init -q && git add . && git -c user.name=A -c user.email=a@b commit -qm 'first: 中文 ❤️ wide' && " +
+			"git -c user.name=A -c user.email=a@b commit -q --allow-empty -m second && tig",
+		steps: []corpusStep{keys("Enter"), keys("j"), keys("q"), keys("q")}},
+	{name: "w3m-24x80", rows: 24, cols: 80, cmd: "w3m -no-mouse page.html",
+		steps: []corpusStep{keys("Space"), keys("Tab"), keys("q"), keys("y")}},
+	{name: "lynx-40x120", rows: 40, cols: 120, cmd: "lynx -nocolor -accept_all_cookies page.html",
+		steps: []corpusStep{keys("Space"), keys("Down"), keys("q"), keys("y")}},
+	{name: "ranger-24x80", rows: 24, cols: 80, cmd: "ranger",
+		steps: []corpusStep{keys("j"), keys("j"), keys("q")}},
 	{name: "apt-progress-24x80", rows: 24, cols: 80, gen: func(rows int) []byte { return []byte(aptFlood(rows, 300<<10)) }},
 	{name: "apt-progress-40x120", rows: 40, cols: 120, gen: func(rows int) []byte { return []byte(aptFlood(rows, 100<<10)) }},
 	{name: "vttest-1-cursor", rows: 24, cols: 80, cmd: "vttest",
@@ -234,7 +252,7 @@ func TestCorpus(t *testing.T) {
 			data := corpusData(t, c)
 			cps := readCheckpoints(t, c)
 			splits := []int{0}
-			nsplits := 8
+			nsplits := 5
 			if len(data) > maxReplay {
 				nsplits = 2 // a flood: each replay costs the emulator a tail
 			}
