@@ -140,6 +140,10 @@ func (e *Emulator) setMode(mode ansi.Mode, setting ansi.ModeSetting) {
 		e.scr.setHorizontalMargins(0, e.Width())
 		e.scr.Clear()
 		e.setCursor(0, 0)
+	case ansi.ModeUnicodeCore:
+		e.clustering = setting.IsSet()
+	case ansi.ModeInsertReplace:
+		e.insert = setting.IsSet()
 	case ansi.ModeOrigin:
 		// Setting or resetting origin mode homes the cursor, to the top of
 		// the scroll region or of the screen.

@@ -79,6 +79,10 @@ type Emulator struct {
 	// joining is set after a zero width joiner: the next code point joins
 	// the character before it (see [Emulator.printCodepoint]).
 	joining bool
+
+	// clustering and insert mirror modes 2027 and IRM, which every printed
+	// character looks at: a field is cheaper than the modes map.
+	clustering, insert bool
 }
 
 var _ Terminal = (*Emulator)(nil)

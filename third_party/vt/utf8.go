@@ -28,7 +28,7 @@ func (e *Emulator) handlePrint(r rune) {
 	// they turn grapheme clustering on with mode 2027: the terminal must
 	// measure as they do, or every character after an emoji lands in the
 	// wrong column.
-	if !e.isModeSet(ansi.ModeUnicodeCore) {
+	if !e.clustering {
 		e.flushGrapheme()
 		e.printCodepoint(r)
 		return
@@ -143,7 +143,7 @@ func (e *Emulator) handleGrapheme(content string, width int) {
 	}
 
 	// In insert mode the character pushes the rest of the line right.
-	if e.isModeSet(ansi.ModeInsertReplace) {
+	if e.insert {
 		e.scr.setCursor(x, y, false)
 		e.scr.InsertCell(cell.Width)
 	}
@@ -175,7 +175,10 @@ const maxCombined = 21
 // point after a zero width joiner, join the character before the cursor,
 // as tmux does, and leave the cursor where it is.
 func (e *Emulator) printCodepoint(r rune) {
-	w := runeWidth(r)
+	w := 1
+	if r >= 0x300 {
+		w = runeWidth(r)
+	}
 	if w < 0 {
 		return // unassigned: tmux shows nothing
 	}
