@@ -47,3 +47,5 @@ require (
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+replace github.com/charmbracelet/x/vt => ./third_party/vt

@@ -1,9 +1,12 @@
 package session_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +100,74 @@ func TestTopScreenKeepsHeader(t *testing.T) {
 	for _, want := range []string{"MiB Mem", "MiB Swap", "PID USER"} {
 		if !strings.Contains(scr.Output, want) {
 			t.Errorf("screen after top has no %q:\n%s", want, scr.Output)
+		}
+	}
+}
+
+// aptScript prints as apt and dpkg do: a scroll region keeping the bottom
+// row for the progress bar, set once, then about 500 KB of lines with the
+// bar redrawn under them, ending at 100%.
+const aptScript = `import os, sys
+rows = os.get_terminal_size().lines
+w = sys.stdout.buffer.write
+def bar(pct):
+    w(b"\x1b7\x1b[%d;0f\x1b[42m\x1b[30mProgress: [%3d%%]\x1b[49m\x1b[39m [%s%s] \x1b8" % (rows, pct, b"#" * (pct // 5), b"." * (20 - pct // 5)))
+w(b"\n\x1b7\x1b[0;%dr\x1b8\x1b[1A" % (rows - 1))
+n, i = 0, 0
+while n < 500 * 1024:
+    line = b"Unpacking package-%d (1.%d-1) over (1.%d-0) ...\n" % (i, i, i)
+    w(line)
+    n += len(line)
+    if i % 40 == 0:
+        bar(min(99, 100 * n // (500 * 1024)))
+    i += 1
+w(b"Setting up package-%d (1.0) ...\n" % (i - 1))
+bar(100)
+sys.stdout.flush()
+`
+
+// TestAptProgressScreenAfterFlood pins issue #33's flood under a scroll
+// region: apt keeps the bottom row for its progress bar with a region set
+// at the start and prints about 500 KB above it. The screen is replayed
+// from a tail after such a flood, which used to lack the region: the
+// "Progress: [100%]" row was gone and the lines one row off. Now the
+// bottom row is the bar and the lines run in order above the prompt.
+func TestAptProgressScreenAfterFlood(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("python3 missing under CI; .ci/run installs it")
+		}
+		t.Skip("python3 not installed")
+	}
+	script := filepath.Join(t.TempDir(), "apt.py")
+	if err := os.WriteFile(script, []byte(aptScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	if r := send(t, s, session.SendRequest{Text: "python3 " + script, Timeout: 60 * time.Second}); !r.Complete {
+		t.Fatalf("apt-like script: %+v", r)
+	}
+	scr, err := s.Read(t.Context(), session.ReadRequest{Mode: "screen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimRight(scr.Output, "\n"), "\n")
+	if len(rows) < 4 || !strings.HasPrefix(rows[len(rows)-1], "Progress: [100%] [####################]") {
+		t.Fatalf("bottom row is not apt's progress bar:\n%s", scr.Output)
+	}
+	setup := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "Setting up package-") })
+	if setup < 1 || setup != len(rows)-3 {
+		t.Fatalf("\"Setting up\" is not two rows above the bar, under the prompt:\n%s", scr.Output)
+	}
+	var last int
+	if _, err := fmt.Sscanf(rows[setup], "Setting up package-%d", &last); err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k <= setup; k++ {
+		want := fmt.Sprintf("Unpacking package-%d ", last-k+1)
+		if !strings.HasPrefix(rows[setup-k], want) {
+			t.Fatalf("row %d is %q, want %q...:\n%s", setup-k, rows[setup-k], want, scr.Output)
 		}
 	}
 }

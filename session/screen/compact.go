@@ -73,7 +73,7 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 	switch {
 	case sc.alt && (n == 0 || b.trans[n-1].kind != altOn):
 		// On the alternate screen since before b.
-		out = appendPieces(out, b, pickTail(b, c.cols, withoutHoles([]span{{lo, limit}}, b.holes), c.lines, c.maxBytes))
+		out = appendTail(out, b, withoutHoles([]span{{lo, limit}}, b.holes), c)
 	case sc.alt:
 		e := b.trans[n-1]
 		out = appendNormal(out, b, c, lo, e.start, c.maxBytes/4)
@@ -85,7 +85,7 @@ func compact(dst []byte, b *backlog, sc *scanner, c cut) (backlog, scanner) {
 			} else {
 				out = append(out, "\x1b[?1047h"...)
 			}
-			out = appendPieces(out, b, pickTail(b, c.cols, withoutHoles([]span{{max(e.end, lo), limit}}, b.holes), c.lines, c.maxBytes))
+			out = appendTail(out, b, withoutHoles([]span{{max(e.end, lo), limit}}, b.holes), c)
 		}
 	default:
 		out = appendNormal(out, b, c, lo, limit, c.maxBytes)
@@ -116,8 +116,10 @@ func appendNormal(out []byte, b *backlog, c cut, lo, limit, budget int) []byte {
 	case b.startAlt:
 		out = append(out, "\x1b[?1047l"...)
 	}
+	pieces := pickTail(b, c.cols, spans, c.lines, budget)
+	out = carryState(out, b.buf, spans, pieces)
 	prev := lo
-	for _, p := range pickTail(b, c.cols, spans, c.lines, budget) {
+	for _, p := range pieces {
 		if n := countLines(b.buf, spans, prev, p.start); n > 0 {
 			out = append(out, '\r')
 			for range min(n, c.rows) {
@@ -142,6 +144,33 @@ func countLines(buf []byte, spans []span, from, to int) int {
 		}
 	}
 	return n
+}
+
+// appendTail appends the tail of spans (latest first) that pickTail keeps,
+// after the state that the skipped part of them set.
+func appendTail(out []byte, b *backlog, spans []span, c cut) []byte {
+	pieces := pickTail(b, c.cols, spans, c.lines, c.maxBytes)
+	out = carryState(out, b.buf, spans, pieces)
+	return appendPieces(out, b, pieces)
+}
+
+// carryState appends sequences that set the state (modes, scroll region,
+// character sets; see carry.go) that the parts of spans (latest first)
+// before the first of pieces leave, which the replay skips.
+func carryState(out, buf []byte, spans []span, pieces []piece) []byte {
+	from := len(buf)
+	if len(pieces) > 0 {
+		from = pieces[0].start
+	}
+	var skipped []span
+	for _, sp := range slices.Backward(spans) {
+		if sp.start >= from {
+			break
+		}
+		skipped = append(skipped, span{sp.start, min(sp.end, from)})
+	}
+	c := scanSkipped(buf, skipped)
+	return c.appendTo(out)
 }
 
 // appendPieces appends the bytes of pieces.

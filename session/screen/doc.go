@@ -2,8 +2,9 @@
 // see on the screen: bytes in, snapshots of the visible rows, the cursor,
 // the alternate-screen state and the scrollback out.
 //
-// It owns a terminal emulator (github.com/charmbracelet/x/vt), created on
-// first need, and the goroutines that drive it. It does not own the PTY or
+// It owns a terminal emulator (github.com/charmbracelet/x/vt, kept as a
+// patched fork in third_party/vt: see docs/emulator.md), created on first
+// need, and the goroutines that drive it. It does not own the PTY or
 // the byte stream: the session's reader goroutine calls [Screen.Write] with
 // every chunk it reads, and answers to the program's terminal queries go
 // to [Options.Reply].
@@ -74,8 +75,18 @@
 // backlog the same way whenever it exceeds 256 KiB, so memory stays bounded
 // however long nobody looks.
 //
+// The state that later output depends on is carried across the skipped
+// part (carry.go): the scroll region, the DEC and ANSI modes (origin,
+// insert, autowrap, cursor keys, ...), the character sets and the locking
+// shift are read from the skipped bytes and replayed, as the few sequences
+// that set them, before the tail. apt and dpkg set a scroll region once,
+// keep the bottom row for their progress bar and print hundreds of
+// kilobytes above it: without the region the tail scrolled the whole
+// screen and the progress row was lost.
+//
 // For line-oriented output the cut loses nothing the emulator would have
-// kept. State set only in the skipped part (a scroll region, colours) is
+// kept. Tab stops set with HTS (they depend on the cursor column, which
+// only the emulator knows) and colours set only in the skipped part are
 // lost, a query in it goes unanswered, and a full-screen program that
 // redraws only what changed may leave parts of its screen blank or stale
 // until its next full redraw. Without an emulator, the backlog holds
