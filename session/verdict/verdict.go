@@ -412,7 +412,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	if bareWait {
 		return v, true
 	}
-	if hookTracks && cmdOK && c.NeedC && t.Shell {
+	if hookTracks && cmdOK && t.Shell {
 		// The command started; if the shell is back at its prompt
 		// without a D mark, the hook no longer reports.
 		lost, again := t.ShellEditsLine(cmd.End)
@@ -449,6 +449,15 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		switch at, ok := t.promptBack(c, end, quietFor); {
 		case ok:
 			v.Complete, v.Via, v.End = true, ViaPrompt, at
+			if hookTracks && cmdOK {
+				// The prompt at the cursor after the command's C mark,
+				// with no D: when the session's own shell drew it (not
+				// a program the command started), the hook no longer
+				// reports.
+				if fg, ok := t.Foreground(); ok && fg.IsShell {
+					v.HookLost = true
+				}
+			}
 			return v, false
 		case at >= 0:
 			// A prompt is at the cursor; complete once output stays quiet.
