@@ -283,7 +283,7 @@ type typing struct {
 	prompt    string
 	input     bool // input to a running program, not a command line
 	ready     bool
-	owed      int  // D marks the hooked shell prints before it reads this text
+	owed      int // D marks the hooked shell prints before it reads this text
 	readOff   int64
 	oldPrompt string
 	shellRead int64 // verdict.Command.ShellRead
