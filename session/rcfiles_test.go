@@ -308,3 +308,32 @@ func TestHookStopsReporting(t *testing.T) {
 		})
 	}
 }
+
+// TestEchoIsNeverAnInputPrompt: a command line ending in ? or : whose
+// command prints nothing for a while left its own echo as the last line,
+// which the human-wait rule took for a program asking ("Name: "): plain
+// bash returned "sleep 1; echo $?" after 305 ms, complete: false, state
+// input_prompt (issue #30). The echo of what was typed never asks.
+func TestEchoIsNeverAnInputPrompt(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, text := range []string{"sleep 1; echo $?", "sleep 1; echo done:", "sleep 1 # why?"} {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			m := newManager(t, session.Options{Shell: bash})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// No hook: --norc keeps ttymux's out, as in a shell typed
+			// into the session.
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: bash, Args: []string{"--norc", "--noprofile"}, Env: []string{"HOME=" + t.TempDir(), "PS1=$ "}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			r := send(t, s, session.SendRequest{Text: text, Timeout: 10 * time.Second})
+			if !r.Complete || r.State == "input_prompt" {
+				t.Fatalf("%q: complete=%v via=%q state=%q output=%q note=%q", text, r.Complete, r.Via, r.State, r.Output, r.Note)
+			}
+		})
+	}
+}
