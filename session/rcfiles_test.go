@@ -337,3 +337,26 @@ func TestEchoIsNeverAnInputPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginBashIntegrates: open_local {args: ["-l"]}. A login bash ignores
+// --rcfile, so on the old code the hook never loaded (not integrated, 5 s
+// to open). ttymux starts it as an interactive bash that reads the login
+// files in bash -l's order (/etc/profile, then the first of
+// ~/.bash_profile, ~/.bash_login, ~/.profile).
+func TestLoginBashIntegrates(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, args := range [][]string{{"-l"}, {"--login"}, {"-il"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			s := openRC(t, bash, map[string]string{
+				".bash_profile": "export FROM_PROFILE=yes\n. ~/.bashrc\n",
+				".profile":      "export FROM_DOT_PROFILE=yes\n",
+				".bashrc":       "PROMPT_COMMAND=\"_h;${PROMPT_COMMAND-}\"\n_h() { :; }\n",
+			}, args...)
+			checkHooked(t, s)
+			if r := send(t, s, session.SendRequest{Text: "echo ${FROM_PROFILE-no}-${FROM_DOT_PROFILE-no}"}); r.Output != "yes-no" {
+				t.Fatalf("login files read: %q, want yes-no (.bash_profile, not .profile)", r.Output)
+			}
+		})
+	}
+}
