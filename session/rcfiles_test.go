@@ -12,6 +12,7 @@ import (
 
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
 )
 
 // The hook must survive what users' rc files do (issue #30). Each setup
@@ -478,6 +479,57 @@ func TestIntegrateComposes(t *testing.T) {
 			if n := strings.Count(after, "\x1b]133;D;"); n != 1 {
 				t.Fatalf("%d D marks at the prompt after the last command, want 1: %q", n, after)
 			}
+		})
+	}
+}
+
+// TestBrokenHookPersistent: the same in a session the agent keeps (the
+// default), whose Conn reports the foreground and the echo flag but not
+// whether the shell waits to read: the broken hook is still found at the
+// first prompt, and a hook that stops is found at its prompt.
+func TestBrokenHookPersistent(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, tt := range []struct{ name, rc, first, cause string }{
+		{"the rc file execs another shell", "exec bash --norc --noprofile\n", "", "first prompt"},
+		{"the hook is replaced at the prompt", "PS1='$ '\n", "PROMPT_COMMAND=true", "stopped reporting"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(tt.rc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			m := session.NewManager(session.Options{
+				Kinds: []session.Kind{session.LocalKind(&local.Opener{})}, StateDir: t.TempDir(),
+				Shell: bash, Keeper: startAgent(t), ReadyTimeout: time.Minute,
+			})
+			t.Cleanup(m.CloseAll)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Persistent: true, Target: transport.Target{
+				Env: []string{"HOME=" + home, "LANG=C.UTF-8", "PROMPT_COMMAND="}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if !s.Persistent() {
+				t.Fatalf("not persistent: %s", s.OpenNote())
+			}
+			note := s.OpenNote()
+			if tt.first != "" {
+				if !s.Info().Integrated {
+					t.Fatalf("not integrated: %s", note)
+				}
+				r := send(t, s, session.SendRequest{Text: tt.first, Timeout: 10 * time.Second})
+				if !r.Complete {
+					t.Fatalf("%q: %+v", tt.first, r)
+				}
+				note = r.Note
+			}
+			if s.Info().Integrated || !strings.Contains(note, tt.cause) {
+				t.Fatalf("integrated=%v note %q; want not integrated and a note saying %q", s.Info().Integrated, note, tt.cause)
+			}
+			checkFallback(t, s)
 		})
 	}
 }
