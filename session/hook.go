@@ -132,7 +132,7 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 		// has reported or never will; a hook that said it is not
 		// installed is waited for to that prompt too, so that the
 		// first command is not typed before it.
-		if atPrompt, _ := s.term.ShellEditsLine(0); atPrompt {
+		if atPrompt, _ := s.term.ShellEditsLine(0, true); atPrompt {
 			s.mu.Lock()
 			if !s.ready && s.hookLost == "" {
 				s.loseHookLocked("did not report at the first prompt", s.hookErrorLocked(0))

@@ -452,7 +452,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	if hookTracks && cmdOK && t.Shell {
 		// The command started; if the shell is back at its prompt
 		// without a D mark, the hook no longer reports.
-		lost, again := t.ShellEditsLine(cmd.End)
+		lost, again := t.ShellEditsLine(cmd.End, false)
 		if lost {
 			v.HookLost = true
 			return v, false
