@@ -184,6 +184,13 @@ type Verdict struct {
 	// (password_prompt, pager …): the wait ended early, not complete. The
 	// session's wait sets it from HumanWait.
 	Waiting Status
+	// HookLost: the hook tracks the command, which started (its C mark),
+	// and the shell is back in its line editor with no D mark: the hook
+	// is broken. The session drops it and evaluates again.
+	HookLost bool
+	// Recheck, when not 0, is when to evaluate again although no output
+	// or mark comes (to see whether the hook still reports).
+	Recheck time.Duration
 }
 
 // humanQuiet is how long output must be quiet, after output that came
@@ -222,6 +229,12 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	st := t.Classify()
 	switch st.State {
 	case "password_prompt", "confirm_prompt", "input_prompt":
+		if t.onlyEcho(c) {
+			// The line that asks is the echo of what was typed
+			// ("sleep 1; echo $?"): the command has printed nothing
+			// yet, and an echo never asks (issue #30).
+			return Status{}, humanQuiet
+		}
 		if !c.NoEnter && !last.After(c.Sent) {
 			// The answer was submitted and the terminal has shown nothing
 			// since: the prompt on it is the one answered, and the program
@@ -269,6 +282,37 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 		}
 	}
 	return Status{}, humanQuiet
+}
+
+// editorBack reports whether the shell's line editor drew the prompt at
+// [at, end): it turned bracketed paste on since from (readline and zle do
+// at every prompt), or the prompt is the one the command was typed at.
+func (t *Terminal) editorBack(c *Command, from, at, end int64) bool {
+	t.Mu.Lock()
+	paste := t.Det.BracketedPaste() && t.Det.PasteOnAt() >= from
+	b, _ := t.Log.AppendRange(nil, at, end)
+	t.Mu.Unlock()
+	if paste {
+		return true
+	}
+	learned := strings.TrimRight(c.Prompt, " ")
+	return learned != "" && lastLine(b) == learned
+}
+
+// onlyEcho reports whether c typed lines whose echo was found and nothing
+// visible has been printed after it.
+func (t *Terminal) onlyEcho(c *Command) bool {
+	if len(c.Lines) == 0 || c.Anchor < 0 {
+		return false
+	}
+	t.Mu.Lock()
+	end := t.Log.End()
+	b, _ := t.Log.AppendRange(nil, c.Anchor, min(end, c.Anchor+4096))
+	t.Mu.Unlock()
+	if c.Anchor+4096 < end {
+		return false
+	}
+	return strings.TrimSpace(strings.Join(reduce.Render(b), "")) == ""
 }
 
 // hookPromptLocked returns the prompt the hooked shell drew last, rendered:
@@ -405,6 +449,16 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	if bareWait {
 		return v, true
 	}
+	if hookTracks && cmdOK && t.Shell {
+		// The command started; if the shell is back at its prompt
+		// without a D mark, the hook no longer reports.
+		lost, again := t.ShellEditsLine(cmd.End, false)
+		if lost {
+			v.HookLost = true
+			return v, false
+		}
+		v.Recheck = again
+	}
 	if c.mark != nil {
 		// Only the sentinel decides: the prompt between the command and the
 		// sentinel's printf must not.
@@ -432,6 +486,15 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		switch at, ok := t.promptBack(c, end, quietFor); {
 		case ok:
 			v.Complete, v.Via, v.End = true, ViaPrompt, at
+			if hookTracks && cmdOK {
+				// The prompt at the cursor after the command's C mark,
+				// with no D: when the session's own shell drew it in its
+				// line editor (not a program the command started, nor
+				// a read -s asking), the hook no longer reports.
+				if fg, ok := t.Foreground(); ok && fg.IsShell && t.editorBack(c, cmd.End, at, end) {
+					v.HookLost = true
+				}
+			}
 			return v, false
 		case at >= 0:
 			// A prompt is at the cursor; complete once output stays quiet.
