@@ -61,6 +61,7 @@ type Session struct {
 	pace      Pacing // how Send types by default (pacing.go; guarded by mu)
 
 	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
+	confined   int    // the Landlock ABI its program runs under; 0: none (set once)
 	port       string // the device it talks to (Kind.Port), or ""
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
@@ -124,6 +125,7 @@ type sessionConfig struct {
 	nonce                        string
 	shell                        bool
 	enter                        string
+	confined                     int // see Session.Confined; 0: ask the Conn
 	log                          *slog.Logger
 
 	// For a session kept by an agent: where the replayed output starts, and
@@ -169,6 +171,10 @@ func newSession(c sessionConfig) *Session {
 		rec:       c.rec,
 	}
 	s.policyHost, s.port = c.policyHost, c.port
+	s.confined = c.confined
+	if cf, ok := c.conn.(transport.Confiner); ok && s.confined == 0 {
+		s.confined = cf.Confined()
+	}
 	s.lastOutput = s.created
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
