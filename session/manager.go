@@ -691,7 +691,7 @@ func (m *Manager) detachedInfo(ks transport.KeptSession, host, tr string) Info {
 		ID: JoinID(host, ks.ID), Name: md.Name, Transport: kind.Name, Command: kind.keptCommand(ks, host), State: "detached",
 		Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
 		Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
-		Recording: md.RecPath, RecordingNote: md.RecNote,
+		Recording: md.RecPath, RecordingNote: md.RecNote, Kernel: kernelWord(ks.Confined),
 	}
 	if ks.Exited {
 		in.State = "exited"

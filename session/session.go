@@ -40,6 +40,17 @@ type Info struct {
 	Recording  string `json:"recording,omitempty" jsonschema:"the asciicast v2 file the session is recorded to (play it with asciinema play)"`
 	// RecordingNote says why a recording stopped (a full disk, say).
 	RecordingNote string `json:"recording_note,omitempty" jsonschema:"why the recording stopped, when it did; the session itself goes on"`
+	// Kernel names what holds a read-only session besides the command
+	// checks: "landlock" (Session.Confined), else absent.
+	Kernel string `json:"kernel,omitempty" jsonschema:"landlock: the kernel also keeps this read-only session from writing files outside its terminal and signalling other processes"`
+}
+
+// kernelWord is Info.Kernel for a program confined under Landlock ABI abi.
+func kernelWord(abi int) string {
+	if abi > 0 {
+		return "landlock"
+	}
+	return ""
 }
 
 // A Session owns one transport.Conn and the one goroutine that reads it.
@@ -470,6 +481,7 @@ func (s *Session) Info() Info {
 		ExitCode:   s.exitCode,
 		Integrated: s.ready,
 		Persistent: s.kept,
+		Kernel:     kernelWord(s.confined),
 	}
 	in.Recording, _, _, in.RecordingNote = s.rec.State()
 	return in

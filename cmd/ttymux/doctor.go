@@ -142,6 +142,7 @@ func runChecks(ctx context.Context) []check {
 		checkSerial(),
 		checkStateDir(),
 		checkPolicy(),
+		checkKernel(),
 		checkAuditLog(),
 	}
 }

@@ -9,3 +9,19 @@ func (p *Policy) ReadOnly(host string) bool {
 	}
 	return p.forHost(host).readOnly
 }
+
+// ReadOnlyHosts lists the host patterns of the rules that set read_only =
+// true, in file order (a host an earlier rule makes writable stays so:
+// ReadOnly decides).
+func (p *Policy) ReadOnlyHosts() []string {
+	if p == nil {
+		return nil
+	}
+	var hosts []string
+	for _, r := range p.Rules {
+		if r.ReadOnly != nil && *r.ReadOnly {
+			hosts = append(hosts, r.Hosts...)
+		}
+	}
+	return hosts
+}
