@@ -29,6 +29,11 @@ import (
 // timeout_ms is not given: people need longer than commands.
 const askSecretTimeout = 2 * time.Minute
 
+// secretTargetWait is how long ask_secret waits for the terminal to reach
+// its password prompt (the command asking for it was just typed) before it
+// refuses.
+const secretTargetWait = 3 * time.Second
+
 // secretAsk is a page still waiting for the human, by "session:ID" or
 // "ssh:HOST".
 type secretAsk struct {
@@ -59,6 +64,14 @@ func (hu *human) openAsk(key, prompt string, deliver func(string) error) (a *sec
 	a = &secretAsk{page: p, state: newID()}
 	hu.sec.asks[key] = a
 	return a, true, nil
+}
+
+// asking reports whether a page for key is still open.
+func (hu *human) asking(key string) bool {
+	hu.sec.mu.Lock()
+	defer hu.sec.mu.Unlock()
+	a := hu.sec.asks[key]
+	return a != nil && hu.now().Before(a.page.Deadline())
 }
 
 func (hu *human) dropAsk(key string, a *secretAsk) {
@@ -142,15 +155,35 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, session.Result{}, fmt.Errorf("timeout_ms is over the %d ms maximum", session.MaxTimeout.Milliseconds())
 	}
 	id := s.Info().ID
+	key := "session:" + id + ":" + in.AskSecret
+	// Only a password prompt gets the human's secret: typed where the
+	// terminal echoes (base64 -w0, cat, the shell's prompt) it would come
+	// back to the model in the output. A repeat of a call whose page is
+	// still open waits for that page (deliver looks again).
+	if !h.hu.asking(key) {
+		if err := s.SecretTarget(ctx, secretTargetWait); err != nil {
+			return nil, session.Result{}, err
+		}
+	}
 	ev := audit.Event{Event: "secret_asked", Session: id, Host: s.PolicyHost(), Command: audit.Redacted, Reason: in.AskSecret}
 	deliver := func(secret string) error {
 		// The human typed it: it is not the model's text, so the gate
 		// does not read it (Confirm), and it is redacted from everything.
 		tctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, err := s.Send(tctx, session.SendRequest{Text: secret, Secret: true, Enter: true, Confirm: true, Raw: true})
+		// The terminal may have moved on while the human typed: look again.
+		err := s.SecretTarget(tctx, time.Second)
+		if err == nil {
+			_, err = s.Send(tctx, session.SendRequest{Text: secret, Secret: true, Enter: true, Confirm: true, Raw: true})
+		}
 		e := ev
 		e.Event, e.Decision = "secret_answered", "typed"
+		var refused *session.SecretRefusedError
+		if errors.As(err, &refused) {
+			e.Decision, e.Reason = audit.Failed, refused.Why
+			h.hu.record(e)
+			return fmt.Errorf("session %s no longer waits for a password (%s); nothing was typed", id, refused.Why)
+		}
 		if err != nil {
 			e.Decision = audit.Failed
 			h.log.Warn("type the human's secret", "session", id, "err", err)
@@ -159,7 +192,6 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		h.hu.record(e)
 		return err
 	}
-	key := "session:" + id + ":" + in.AskSecret
 	a, fresh, err := h.hu.openAsk(key, fmt.Sprintf("%s (session %s on %s)", in.AskSecret, id, s.PolicyHost()), deliver)
 	if err != nil {
 		return nil, session.Result{}, err
