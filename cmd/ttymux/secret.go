@@ -50,14 +50,14 @@ type secretState struct {
 }
 
 // openAsk returns the page still open for key, or opens a new one.
-func (hu *human) openAsk(key, prompt string, deliver func(string) error) (a *secretAsk, fresh bool, err error) {
+func (hu *human) openAsk(key, prompt, asked string, deliver func(string) error) (a *secretAsk, fresh bool, err error) {
 	hu.sec.mu.Lock()
 	defer hu.sec.mu.Unlock()
 	if a := hu.sec.asks[key]; a != nil && hu.now().Before(a.page.Deadline()) {
 		// The same question again: wait for (or take) that page's answer.
 		return a, false, nil
 	}
-	p, err := hu.sec.pages.Open(prompt, deliver)
+	p, err := hu.sec.pages.OpenAsked(prompt, asked, deliver)
 	if err != nil {
 		return nil, false, err
 	}
@@ -98,7 +98,11 @@ type secretOutcome struct {
 func (hu *human) offer(ctx context.Context, req *mcp.CallToolRequest, key string, a *secretAsk, fresh bool, timeout time.Duration, ev audit.Event) secretOutcome {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	message := "ttymux: " + a.page.Prompt + "\n\nOpen the page to type it: it goes straight into the terminal (or the SSH login), and the AI never sees it."
+	message := "ttymux: " + a.page.Prompt
+	if a.page.Asked != "" {
+		message += "\n\nThe AI's words: \"" + a.page.Asked + "\""
+	}
+	message += "\n\nOpen the page to type it: it goes straight into the terminal (or the SSH login), and the AI never sees it."
 	if elicitURL(req) {
 		params := &mcp.ElicitParams{Mode: "url", Message: message, URL: a.page.URL, ElicitationID: a.state}
 		var res *mcp.ElicitResult
@@ -192,7 +196,11 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		h.hu.record(e)
 		return err
 	}
-	a, fresh, err := h.hu.openAsk(key, fmt.Sprintf("%s (session %s on %s)", in.AskSecret, id, s.PolicyHost()), deliver)
+	prompt := fmt.Sprintf("A secret for session %s on %s, typed there followed by Enter", id, s.PolicyHost())
+	if fg := s.Info().Foreground; fg != "" {
+		prompt += ", where " + secretpage.Visible(fg) + " waits for it"
+	}
+	a, fresh, err := h.hu.openAsk(key, prompt, in.AskSecret, deliver)
 	if err != nil {
 		return nil, session.Result{}, err
 	}
@@ -266,7 +274,7 @@ func (h *handlers) sshSecret(ctx context.Context, req *mcp.CallToolRequest, host
 	}
 	hu.sec.mu.Unlock()
 	ev := audit.Event{Event: "secret_asked", Host: host, Command: audit.Redacted, Reason: "SSH password or key passphrase"}
-	a, fresh, err := hu.openAsk(key, "Password (or key passphrase) for SSH to "+host, box.set)
+	a, fresh, err := hu.openAsk(key, "Password (or key passphrase) for SSH to "+secretpage.Visible(host), "", box.set)
 	if err != nil {
 		return "", nil, "", err
 	}
