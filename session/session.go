@@ -203,10 +203,16 @@ func newSession(c sessionConfig) *Session {
 }
 
 // replyWriter forwards the emulator's answers to terminal queries (cursor
-// position, device attributes) to the far end, as a real terminal would.
+// position, device attributes) to the far end, as a real terminal would,
+// when a program that asked will read them (replies.go); else it drops them.
 type replyWriter struct{ s *Session }
 
-func (w replyWriter) Write(p []byte) (int, error) { return w.s.conn.Write(p) }
+func (w replyWriter) Write(p []byte) (int, error) {
+	if !w.s.replyAllowed() {
+		return len(p), nil
+	}
+	return w.s.conn.Write(p)
+}
 
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
