@@ -37,6 +37,9 @@ type SendRequest struct {
 	Until   string
 	Timeout time.Duration
 	Confirm bool // the caller confirmed a command the gate flagged
+	// lineChecked: the line this send submits was read from the shell's
+	// line editor and checked (editline.go).
+	lineChecked bool
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
@@ -133,6 +136,12 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	opts, err := s.checkSend(&req)
 	if err != nil {
 		return Result{}, err
+	}
+	switch pre, rest, ok, unknown := s.splitEditedSubmit(req); {
+	case ok:
+		return s.sendEdited(ctx, pre, rest) // editline.go: the line that runs is checked
+	case unknown:
+		return Result{}, s.unknownLine("no ttymux hook in this shell")
 	}
 	if !req.Confirm {
 		// Refuse at once, without waiting for another send to finish.
