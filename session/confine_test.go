@@ -91,3 +91,38 @@ func TestReadOnlyLocalIsConfined(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedShellLeavesNoNonce: the hook's nonce file, which the shell
+// removes once read, is gone from the state directory also when the shell
+// runs confined (the launcher hands it over through the scratch
+// directory), and the shell's startup printed no error.
+func TestConfinedShellLeavesNoNonce(t *testing.T) {
+	if ptyproc.ConfineLevel() == 0 {
+		t.Skip("the kernel has no Landlock")
+	}
+	p, err := policy.Parse("p.toml", []byte("[[rule]]\nhosts = [\"local\"]\nread_only = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	m := session.NewManager(session.Options{Kinds: []session.Kind{session.LocalKind(&local.Opener{})}, StateDir: state, Shell: "/bin/bash", NoRC: true, Policy: p})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{Env: []string{"PS1=$ ", "HOME=" + t.TempDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logOnFailure(t, s)
+	if s.Confined() == 0 || !s.Info().Integrated {
+		t.Fatalf("confined %d, integrated %v", s.Confined(), s.Info().Integrated)
+	}
+	left, _ := filepath.Glob(filepath.Join(state, "shellinit", "nonce-*"))
+	if len(left) != 0 {
+		t.Errorf("nonce files left in the state directory: %v", left)
+	}
+	r, _ := s.Read(ctx, session.ReadRequest{Mode: "screen"})
+	if strings.Contains(r.Output, "rm:") || strings.Contains(r.Output, "Permission denied") {
+		t.Errorf("the confined shell's startup printed an error:\n%s", r.Output)
+	}
+}

@@ -3,6 +3,7 @@ package ptyproc
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -30,9 +31,21 @@ func init() {
 	}
 }
 
+// handedOver names the environment variables that point at a file the
+// child reads and then removes (ttymux's shell hook: its nonce file, in a
+// directory the confined child may not change). The launcher moves each
+// into the scratch directory first, where the child can remove it.
+var handedOver = []string{"TTYMUX_NONCE_FILE"}
+
 // launch confines the current process and execs path with argv. It fails
 // closed: a shell it could not confine is never started.
 func launch(scratch, path string, argv []string) {
+	for _, k := range handedOver {
+		if err := handOver(k, scratch); err != nil {
+			fmt.Fprintf(os.Stderr, "ttymux: cannot confine %s: %v\r\n", path, err)
+			os.Exit(126)
+		}
+	}
 	if err := confineSelf(scratch); err != nil {
 		fmt.Fprintf(os.Stderr, "ttymux: cannot confine %s: %v\r\n", path, err)
 		os.Exit(126)
@@ -40,6 +53,24 @@ func launch(scratch, path string, argv []string) {
 	err := execve(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "ttymux: cannot start %s: %v\r\n", path, err)
 	os.Exit(127)
+}
+
+// handOver moves the file $k names into scratch and points $k at the copy.
+func handOver(k, scratch string) error {
+	from := os.Getenv(k)
+	if from == "" {
+		return nil
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("hand over $%s: %w", k, err)
+	}
+	to := filepath.Join(scratch, filepath.Base(from))
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		return fmt.Errorf("hand over $%s: %w", k, err)
+	}
+	_ = os.Remove(from) // the copy is what the child reads; the original must not stay
+	return os.Setenv(k, to)
 }
 
 // ConfineLevel is the Landlock ABI version a confined child gets on this
