@@ -152,9 +152,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
-	if !req.Confirm && s.pending != "" {
+	if !req.Confirm && !req.lineChecked && s.pending != "" {
 		// The gate sees the whole line the shell will run: what earlier
-		// sends typed without Enter, then this text.
+		// sends typed without Enter, then this text (or, lineChecked, the
+		// line read from the shell's editor was judged instead).
 		if err := s.gate(s.pending+req.Text, req.Secret); err != nil {
 			return Result{}, err
 		}
