@@ -33,8 +33,9 @@ const (
 	editorLineWait = 3 * time.Second
 )
 
-// submitKeys are the keys that submit a line.
-var submitKeys = map[string]bool{"enter": true, "return": true, "ctrl+m": true, "ctrl+j": true}
+// submitKeys are the keys that submit a line (ctrl+o: bash's
+// operate-and-get-next).
+var submitKeys = map[string]bool{"enter": true, "return": true, "ctrl+m": true, "ctrl+j": true, "ctrl+o": true}
 
 // splitEditedSubmit returns the part of req typed before its Enter and the
 // Enter (with the keys after it) when req submits a line at a shell's
@@ -51,9 +52,13 @@ func (s *Session) splitEditedSubmit(req SendRequest) (pre, rest SendRequest, ok,
 	if at < 0 && !(req.Enter && req.Text != "" && len(req.Keys) == 0) {
 		return pre, rest, false, false // nothing submitted, or keys after the Enter: no line yet
 	}
-	s.sendMu.Lock()
-	pending := s.pending != ""
-	s.sendMu.Unlock()
+	// Another send may hold sendMu while it waits for its command: do not
+	// wait for it here (Send's own check of the pending text still runs).
+	pending := false
+	if s.sendMu.TryLock() {
+		pending = s.pending != ""
+		s.sendMu.Unlock()
+	}
 	pre, rest = req, req
 	switch {
 	case at >= 0 && (pending || at > 0 || req.Text != "" && !req.Enter):
