@@ -59,10 +59,10 @@ func (o *Opener) Open(ctx context.Context, t transport.Target) (transport.Conn, 
 		}
 	}
 	p, err := ptyproc.Start(ptyproc.Spec{
-		Path: path,
-		Args: t.Args,
-		Dir:  t.Dir,
-		Env:  env,
+		Path:    path,
+		Args:    t.Args,
+		Dir:     t.Dir,
+		Env:     env,
 		Rows:    size.Rows,
 		Cols:    size.Cols,
 		Confine: t.Confine,
