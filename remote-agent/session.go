@@ -109,7 +109,7 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	case !hasKey(req.Env, "TERM"):
 		env = append(env, "TERM=xterm-256color")
 	}
-	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: rows, Cols: cols})
+	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: rows, Cols: cols, Confine: req.Confine})
 	if err != nil {
 		return nil, err
 	}
@@ -491,7 +491,17 @@ func (sess *session) infoLocked() agentproto.SessionInfo {
 		Clients:    sess.clients,
 		Foreground: sess.fg.Name,
 		Meta:       sess.meta,
+		Confined:   sess.confined(),
 	}
+}
+
+// confined is the Landlock ABI the session's program runs under; a serial
+// port has no program.
+func (sess *session) confined() int {
+	if sess.proc == nil {
+		return 0
+	}
+	return sess.proc.Confined()
 }
 
 // attach registers a client and works out where its stream starts (see

@@ -36,6 +36,9 @@ type SendRequest struct {
 	Wait    bool
 	Until   string
 	Timeout time.Duration
+	// lineChecked: the line this send submits was read from the shell's
+	// line editor and checked (editline.go).
+	lineChecked bool
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
@@ -133,6 +136,12 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	switch pre, rest, ok, unknown := s.splitEditedSubmit(req); {
+	case ok:
+		return s.sendEdited(ctx, pre, rest) // editline.go: the line that runs is checked
+	case unknown:
+		return Result{}, s.unknownLine("no ttymux hook in this shell")
+	}
 	// What the gate reads: the text, and bytes given in hex after it.
 	line := req.Text + string(req.Bytes)
 	// Refuse at once, without waiting for another send to finish; a held
@@ -145,9 +154,11 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
 	// The gate sees the whole line the shell will run: what earlier sends
-	// typed without Enter, then this text; the Approver is asked while
-	// nothing else can be typed.
+	// typed without Enter, then this text (or, lineChecked, the line read
+	// from the shell's editor was judged instead); the Approver is asked
+	// while nothing else can be typed.
 	switch {
+	case req.lineChecked:
 	case s.pending != "":
 		err = s.gate(ctx, s.pending+line, req.Secret)
 	case held != nil:

@@ -105,7 +105,7 @@ func SSHKind(op transport.Opener) Kind {
 			// t.Command is the remote command line after integrateRemote
 			// (the integrated login shell by default): the agent runs it
 			// with /bin/sh -c.
-			kt := transport.Target{Command: "/bin/sh", Args: []string{"-c", t.Command}, Env: t.Env, Size: t.Size, Term: t.Term}
+			kt := transport.Target{Command: "/bin/sh", Args: []string{"-c", t.Command}, Env: t.Env, Size: t.Size, Term: t.Term, Confine: t.Confine}
 			if t.Command == "" {
 				kt.Args = []string{"-c", `exec "${SHELL:-/bin/sh}" -l`}
 			}

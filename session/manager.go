@@ -222,6 +222,10 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	if k.Prepare != nil {
 		k.Prepare(o)
 	}
+	// A read-only host is held by the kernel too where the far end can
+	// (a local PTY; the agent on a Linux host): a line the command checks
+	// misread still cannot write.
+	o.Target.Confine = m.opts.Policy.ReadOnly(k.policyHost(req.Target, ""))
 	cfg := sessionConfig{
 		id: id, name: req.Name, transport: k.Name, command: o.Command,
 		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce,
@@ -299,6 +303,7 @@ func (m *Manager) keep(ctx context.Context, k Kind, o *Opening, cfg *sessionConf
 		return err
 	}
 	cfg.id, cfg.conn, cfg.kept, cfg.keeper, cfg.persisted = JoinID(host, ks.ID), conn, true, keeper, md
+	cfg.confined = ks.Confined
 	return nil
 }
 
@@ -497,7 +502,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		conn:       conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
 		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
 		log:   m.log.With("session", sid),
-		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine,
+		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine, confined: ks.Confined,
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,
 		rec: m.resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
@@ -684,7 +689,7 @@ func (m *Manager) detachedInfo(ks transport.KeptSession, host, tr string) Info {
 		ID: JoinID(host, ks.ID), Name: md.Name, Transport: kind.Name, Command: kind.keptCommand(ks, host), State: "detached",
 		Foreground: ks.Foreground, Created: ks.Created.UTC().Format(time.RFC3339),
 		Rows: ks.Size.Rows, Cols: ks.Size.Cols, Bytes: ks.End, Integrated: md.Integrated, Persistent: true,
-		Recording: md.RecPath, RecordingNote: md.RecNote,
+		Recording: md.RecPath, RecordingNote: md.RecNote, Kernel: kernelWord(ks.Confined),
 	}
 	if ks.Exited {
 		in.State = "exited"

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -154,23 +155,102 @@ func secretEchoes(window []byte, base int64, sec string, since int64) [][2]int64
 	return out
 }
 
+// rowBreak is what separates two rows of a view a secret can be wrapped
+// across: a newline, then the prefix a view puts before a row (a diff's
+// "@12 ", a timestamp's "[   1.250] ").
+var rowBreak = regexp.MustCompile(`\r?\n(?:@[0-9]+ |\[[^\]\n]{1,40}\] )?`)
+
 // redactText replaces every secret in s with ********, and then what is
 // left of a secret echoed in pieces: its prefixes and suffixes of at least
-// minPiece bytes.
+// minPiece bytes. A secret wrapped across rows (a program printed it where
+// the terminal wraps; a screen, a diff, a range shows the rows one per
+// line) is found as if the rows were one line, so no row keeps a piece of
+// it; and a row that begins with the end of a secret, or ends with its
+// start (the rest scrolled off the screen, or cut), loses that piece from
+// edgePiece bytes on.
 func redactText(s string, secrets []string) string {
+	live := secrets[:0:0]
 	for _, sec := range secrets {
 		if len(sec) >= 3 {
-			s = strings.ReplaceAll(s, sec, "********")
+			live = append(live, sec)
 		}
 	}
-	for _, sec := range secrets {
-		if len(sec) < 3 {
+	if len(live) == 0 {
+		return s
+	}
+	masked := make([]bool, len(s))
+	// joined is s without its row breaks; at[i] is joined[i]'s index in s.
+	var joined []byte
+	var at []int
+	last := 0
+	var edges [][2]int // each row's [start, end) in s
+	for _, br := range rowBreak.FindAllStringIndex(s, -1) {
+		for i := last; i < br[0]; i++ {
+			joined, at = append(joined, s[i]), append(at, i)
+		}
+		edges = append(edges, [2]int{last, br[0]})
+		last = br[1]
+	}
+	for i := last; i < len(s); i++ {
+		joined, at = append(joined, s[i]), append(at, i)
+	}
+	edges = append(edges, [2]int{last, len(s)})
+	markAll := func(hay []byte, piece string, to func(int) int) {
+		for i := 0; ; {
+			j := bytes.Index(hay[i:], []byte(piece))
+			if j < 0 {
+				return
+			}
+			for k := i + j; k < i+j+len(piece); k++ {
+				masked[to(k)] = true
+			}
+			i += j + 1
+		}
+	}
+	inJoined := func(k int) int { return at[k] }
+	for _, sec := range live {
+		markAll(joined, sec, inJoined)
+		for n := len(sec) - 1; n >= minPiece(sec); n-- {
+			markAll(joined, sec[:n], inJoined)
+			markAll(joined, sec[len(sec)-n:], inJoined)
+		}
+		edge := min(minPiece(sec), edgePiece)
+		for _, e := range edges {
+			row := s[e[0]:e[1]]
+			for n := min(len(sec)-1, len(row)); n >= edge; n-- {
+				if strings.HasSuffix(row, sec[:n]) {
+					for k := e[1] - n; k < e[1]; k++ {
+						masked[k] = true
+					}
+					break
+				}
+			}
+			for n := min(len(sec)-1, len(row)); n >= edge; n-- {
+				if strings.HasPrefix(row, sec[len(sec)-n:]) {
+					for k := e[0]; k < e[0]+n; k++ {
+						masked[k] = true
+					}
+					break
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if !masked[i] {
+			b.WriteByte(s[i])
+			i++
 			continue
 		}
-		for n := len(sec) - 1; n >= minPiece(sec); n-- {
-			s = strings.ReplaceAll(s, sec[:n], "********")
-			s = strings.ReplaceAll(s, sec[len(sec)-n:], "********")
+		for i < len(s) && masked[i] {
+			i++
 		}
+		b.WriteString("********")
 	}
-	return s
+	return b.String()
 }
+
+// edgePiece is the shortest start or end of a secret that is redacted at a
+// row's edge, where the rest of it is out of view.
+const edgePiece = 4

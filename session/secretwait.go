@@ -2,8 +2,9 @@ package session
 
 import (
 	"context"
-	"github.com/ttymux/ttymux/session/verdict"
 	"time"
+
+	"github.com/ttymux/ttymux/session/verdict"
 )
 
 // secretWait bounds how long a secret waits for the program it is for to
@@ -56,4 +57,72 @@ func (s *Session) awaitSecretPrompt(ctx context.Context, timeout time.Duration) 
 			return false
 		}
 	}
+}
+
+// SecretRefusedError says why a secret from the human would not be typed:
+// the terminal would show it, or a program that is not a password reader
+// would get it (base64 -w0 reads it with echo on and prints it encoded).
+type SecretRefusedError struct{ Why string }
+
+func (e *SecretRefusedError) Error() string {
+	return "ask_secret refused, nothing was typed: " + e.Why + ". ask_secret types only at a password prompt (echo off): run the command that asks for the password first (sudo …, ssh …, read -rs), then ask_secret"
+}
+
+// secretStates are the states in which a terminal with echo off takes a
+// secret: a program asks (a password or line prompt) or runs and reads.
+// At the shell's prompt (readline keeps echo off and draws the line
+// itself), in a pager, a REPL or a full-screen program, echo off does not
+// hide what is typed.
+var secretStates = map[string]bool{"password_prompt": true, "input_prompt": true, "running": true}
+
+// SecretTarget waits (at most wait) until the terminal would take a secret
+// without showing it, and returns nil; else a *SecretRefusedError. Where the
+// PTY's ECHO flag can be read (local and agent PTYs) it must be off while a
+// program reads; elsewhere (SSH, serial) the state must be
+// password_prompt. A program that turns echo off and then prints what it
+// read (stty -echo; base64) is not caught: docs/security.md says so.
+func (s *Session) SecretTarget(ctx context.Context, wait time.Duration) error {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	poll := time.NewTicker(2 * verdict.PollEvery)
+	defer poll.Stop()
+	for {
+		err := s.secretTargetNow()
+		if err == nil {
+			return nil
+		}
+		s.mu.Lock()
+		ch := s.changedLocked()
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-poll.C:
+		case <-deadline.C:
+			return err
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+func (s *Session) secretTargetNow() error {
+	st := s.term.Classify()
+	known, off := s.term.EchoState()
+	what := "the terminal"
+	if st.Foreground != "" {
+		what = st.Foreground
+	}
+	switch {
+	case st.State == "exited":
+		return &SecretRefusedError{Why: "the session has ended"}
+	case !known && st.State != "password_prompt":
+		return &SecretRefusedError{Why: "the terminal is at " + st.State + ", not at a password prompt"}
+	case !known:
+		return nil
+	case !off:
+		return &SecretRefusedError{Why: what + " echoes what is typed (the terminal's echo is on), so the secret would be shown and could be read back"}
+	case !secretStates[st.State]:
+		return &SecretRefusedError{Why: "the terminal is at " + st.State + ", where a secret is typed as visible input"}
+	}
+	return nil
 }

@@ -40,6 +40,17 @@ type Info struct {
 	Recording  string `json:"recording,omitempty" jsonschema:"the asciicast v2 file the session is recorded to (play it with asciinema play)"`
 	// RecordingNote says why a recording stopped (a full disk, say).
 	RecordingNote string `json:"recording_note,omitempty" jsonschema:"why the recording stopped, when it did; the session itself goes on"`
+	// Kernel names what holds a read-only session besides the command
+	// checks: "landlock" (Session.Confined), else absent.
+	Kernel string `json:"kernel,omitempty" jsonschema:"landlock: the kernel also keeps this read-only session from writing files outside its terminal and signalling other processes"`
+}
+
+// kernelWord is Info.Kernel for a program confined under Landlock ABI abi.
+func kernelWord(abi int) string {
+	if abi > 0 {
+		return "landlock"
+	}
+	return ""
 }
 
 // A Session owns one transport.Conn and the one goroutine that reads it.
@@ -61,6 +72,7 @@ type Session struct {
 	pace      Pacing // how Send types by default (pacing.go; guarded by mu)
 
 	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
+	confined   int    // the Landlock ABI its program runs under; 0: none (set once)
 	port       string // the device it talks to (Kind.Port), or ""
 
 	kept   bool             // held by an agent: Close detaches, Kill ends it
@@ -129,6 +141,7 @@ type sessionConfig struct {
 	nonce                        string
 	shell                        bool
 	enter                        string
+	confined                     int // see Session.Confined; 0: ask the Conn
 	log                          *slog.Logger
 
 	// For a session kept by an agent: where the replayed output starts, and
@@ -174,6 +187,10 @@ func newSession(c sessionConfig) *Session {
 		rec:       c.rec,
 	}
 	s.policyHost, s.port = c.policyHost, c.port
+	s.confined = c.confined
+	if cf, ok := c.conn.(transport.Confiner); ok && s.confined == 0 {
+		s.confined = cf.Confined()
+	}
 	s.lastOutput = s.created
 	// The log keeps history; the emulator's scrollback costs about 15 KB a line,
 	// so keep only a little of it.
@@ -191,10 +208,16 @@ func newSession(c sessionConfig) *Session {
 }
 
 // replyWriter forwards the emulator's answers to terminal queries (cursor
-// position, device attributes) to the far end, as a real terminal would.
+// position, device attributes) to the far end, as a real terminal would,
+// when a program that asked will read them (replies.go); else it drops them.
 type replyWriter struct{ s *Session }
 
-func (w replyWriter) Write(p []byte) (int, error) { return w.s.conn.Write(p) }
+func (w replyWriter) Write(p []byte) (int, error) {
+	if !w.s.replyAllowed() {
+		return len(p), nil
+	}
+	return w.s.conn.Write(p)
+}
 
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
@@ -456,6 +479,7 @@ func (s *Session) Info() Info {
 		ExitCode:   s.exitCode,
 		Integrated: s.ready,
 		Persistent: s.kept,
+		Kernel:     kernelWord(s.confined),
 	}
 	in.Recording, _, _, in.RecordingNote = s.rec.State()
 	return in

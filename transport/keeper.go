@@ -53,6 +53,9 @@ type KeptSession struct {
 	Clients    int
 	Foreground string
 	Meta       []byte
+	// Confined is the Landlock ABI version the session's program runs
+	// under (Target.Confine), 0 for none or a keeper that predates it.
+	Confined int
 }
 
 // Resume says where an attach's output starts.

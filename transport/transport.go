@@ -81,6 +81,13 @@ type Target struct {
 	// included); Serial holds the line settings.
 	Serial SerialParams
 
+	// Confine asks for the program to run under the kernel's read-only
+	// confinement (Landlock: no filesystem writes outside its terminal and
+	// a scratch directory, no signals beyond its own process tree) where
+	// the far end can apply it: a local PTY, or one the agent holds on a
+	// Linux host. Other transports ignore it; Confiner says what applied.
+	Confine bool
+
 	// Kind tells a Keeper what to hold: "" for a program on a PTY (the
 	// fields above), KindSerial for the serial port Command with the
 	// settings in Serial. Openers ignore it: each opens one kind.
@@ -140,6 +147,13 @@ type Foreground struct {
 // detector may call it every few milliseconds while a command runs.
 type Foregrounder interface {
 	Foreground() (Foreground, error)
+}
+
+// Confiner is implemented by Conns that can say whether their program runs
+// under the kernel's confinement (Target.Confine): the Landlock ABI version
+// applied, 0 for none.
+type Confiner interface {
+	Confined() int
 }
 
 // EchoReporter is implemented by Conns that can read the terminal's ECHO

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +244,54 @@ func TestAskSecretPassesTheGate(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != audit.Held {
 		t.Fatalf("secret_answered decisions %v", got)
+	}
+}
+
+// TestAskSecretRefusedWhereEchoed: ask_secret types the human's secret only
+// at a password prompt (echo off). Into a program that reads it with echo
+// on and prints it changed (base64 -w0, rev, a substring, spaced out), or
+// at the shell's own prompt, it is refused before the human is asked, and
+// nothing of it reaches the model. On the old code the secret was typed
+// and came back encoded.
+func TestAskSecretRefusedWhereEchoed(t *testing.T) {
+	b64 := base64.StdEncoding.EncodeToString([]byte(planted))
+	rev := []rune(planted)
+	slices.Reverse(rev)
+	leaks := []string{planted, b64[:12], string(rev)[:12], planted[:8], strings.Join(strings.Split(planted[:6], ""), " ")}
+	for _, tc := range []struct{ name, text string }{
+		{"base64", "base64 -w0"},
+		{"rev", "rev"},
+		{"substring", `read -r x; echo "${x:0:8}"`},
+		{"sed", `sed 's/./& /g'`},
+		{"shell prompt", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			asked := 0
+			rig := newHumanRig(t, "2025-06-18", "", nil, func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				asked++
+				postSecret(t, p.URL, planted)
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			})
+			id := rig.openLocal()
+			if tc.text != "" {
+				call(t, rig.cs, "send", map[string]any{"session_id": id, "text": tc.text, "timeout_ms": 1000}, nil)
+			}
+			res := call(t, rig.cs, "send", map[string]any{"session_id": id, "ask_secret": "Password", "timeout_ms": 10000}, nil)
+			text := resultText(res)
+			if !res.IsError || !strings.Contains(text, "ask_secret refused") {
+				t.Errorf("ask_secret into %q: %s", tc.text, text)
+			}
+			if asked != 0 {
+				t.Errorf("the human was asked %d times for a secret that would be shown", asked)
+			}
+			var out session.Result
+			call(t, rig.cs, "send", map[string]any{"session_id": id, "keys": []string{"ctrl+d"}, "timeout_ms": 2000}, nil)
+			call(t, rig.cs, "read", map[string]any{"session_id": id, "mode": "range", "from_line": 1, "to_line": 1000}, &out)
+			for _, l := range leaks {
+				if strings.Contains(out.Output, l) {
+					t.Errorf("the session shows %q of the secret:\n%s", l, out.Output)
+				}
+			}
+		})
 	}
 }

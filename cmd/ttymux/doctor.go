@@ -146,6 +146,7 @@ func runChecks(ctx context.Context) []check {
 		checkSerial(),
 		checkStateDir(),
 		checkPolicy(),
+		checkKernel(),
 		checkAuditLog(),
 	}
 }

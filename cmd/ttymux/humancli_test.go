@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ttymux/ttymux/internal/audit"
+	"github.com/ttymux/ttymux/internal/ptyproc"
 )
 
 // TestBadPolicyStopsServer: ttymux mcp with a bad policy file does not
@@ -55,6 +57,15 @@ func TestDoctorShowsPolicy(t *testing.T) {
 	c := checkPolicy()
 	if c.Status != "ok" || !strings.Contains(c.Detail, "hosts prod-*; read_only = true; deny 2 pattern(s)") {
 		t.Fatalf("%+v", c)
+	}
+	// The kernel line names the read-only hosts and, where the kernel has
+	// it, the Landlock ABI the confined sessions get.
+	k := checkKernel()
+	if !strings.Contains(k.Detail, "read-only in the policy: prod-*") {
+		t.Errorf("kernel check: %+v", k)
+	}
+	if abi := ptyproc.ConfineLevel(); abi > 0 && (k.Status != "ok" || !strings.Contains(k.Detail, fmt.Sprintf("Landlock ABI %d", abi))) {
+		t.Errorf("kernel check with Landlock ABI %d: %+v", abi, k)
 	}
 }
 

@@ -29,6 +29,11 @@ import (
 // timeout_ms is not given: people need longer than commands.
 const askSecretTimeout = 2 * time.Minute
 
+// secretTargetWait is how long ask_secret waits for the terminal to reach
+// its password prompt (the command asking for it was just typed) before it
+// refuses.
+const secretTargetWait = 3 * time.Second
+
 // secretAsk is a page still waiting for the human, by "session:ID" or
 // "ssh:HOST".
 type secretAsk struct {
@@ -45,20 +50,28 @@ type secretState struct {
 }
 
 // openAsk returns the page still open for key, or opens a new one.
-func (hu *human) openAsk(key, prompt string, deliver func(string) error) (a *secretAsk, fresh bool, err error) {
+func (hu *human) openAsk(key, prompt, asked string, deliver func(string) error) (a *secretAsk, fresh bool, err error) {
 	hu.sec.mu.Lock()
 	defer hu.sec.mu.Unlock()
 	if a := hu.sec.asks[key]; a != nil && hu.now().Before(a.page.Deadline()) {
 		// The same question again: wait for (or take) that page's answer.
 		return a, false, nil
 	}
-	p, err := hu.sec.pages.Open(prompt, deliver)
+	p, err := hu.sec.pages.OpenAsked(prompt, asked, deliver)
 	if err != nil {
 		return nil, false, err
 	}
 	a = &secretAsk{page: p, state: newID()}
 	hu.sec.asks[key] = a
 	return a, true, nil
+}
+
+// asking reports whether a page for key is still open.
+func (hu *human) asking(key string) bool {
+	hu.sec.mu.Lock()
+	defer hu.sec.mu.Unlock()
+	a := hu.sec.asks[key]
+	return a != nil && hu.now().Before(a.page.Deadline())
 }
 
 func (hu *human) dropAsk(key string, a *secretAsk) {
@@ -85,7 +98,11 @@ type secretOutcome struct {
 func (hu *human) offer(ctx context.Context, req *mcp.CallToolRequest, key string, a *secretAsk, fresh bool, timeout time.Duration, ev audit.Event) secretOutcome {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	message := "ttymux: " + a.page.Prompt + "\n\nOpen the page to type it: it goes straight into the terminal (or the SSH login), and the AI never sees it."
+	message := "ttymux: " + a.page.Prompt
+	if a.page.Asked != "" {
+		message += "\n\nThe AI's words: \"" + a.page.Asked + "\""
+	}
+	message += "\n\nOpen the page to type it: it goes straight into the terminal (or the SSH login), and the AI never sees it."
 	if elicitURL(req) {
 		params := &mcp.ElicitParams{Mode: "url", Message: message, URL: a.page.URL, ElicitationID: a.state}
 		var res *mcp.ElicitResult
@@ -148,6 +165,16 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, session.Result{}, fmt.Errorf("timeout_ms is over the %d ms maximum", session.MaxTimeout.Milliseconds())
 	}
 	id := s.Info().ID
+	key := "session:" + id + ":" + in.AskSecret
+	// Only a password prompt gets the human's secret: typed where the
+	// terminal echoes (base64 -w0, cat, the shell's prompt) it would come
+	// back to the model in the output. A repeat of a call whose page is
+	// still open waits for that page (deliver looks again).
+	if !h.hu.asking(key) {
+		if err := s.SecretTarget(ctx, secretTargetWait); err != nil {
+			return nil, session.Result{}, err
+		}
+	}
 	ev := audit.Event{Event: audit.KindSecretAsked, Session: id, Host: s.PolicyHost(), Command: audit.Redacted, Reason: in.AskSecret}
 	deliver := func(secret string) error {
 		// A secret is not a command, but it is typed into a terminal like
@@ -164,9 +191,19 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		tctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		tctx = withCall(tctx, &callInfo{timeout: 30 * time.Second})
-		_, err := s.Send(tctx, session.SendRequest{Text: secret, Secret: true, Enter: true, Raw: true})
+		// The terminal may have moved on while the human typed: look again.
+		err := s.SecretTarget(tctx, time.Second)
+		if err == nil {
+			_, err = s.Send(tctx, session.SendRequest{Text: secret, Secret: true, Enter: true, Raw: true})
+		}
 		e := ev
 		e.Event, e.Decision = audit.KindSecretAnswered, audit.Typed
+		var refused *session.SecretRefusedError
+		if errors.As(err, &refused) {
+			e.Decision, e.Reason = audit.Failed, refused.Why
+			h.hu.record(e)
+			return fmt.Errorf("session %s no longer waits for a password (%s); nothing was typed", id, refused.Why)
+		}
 		if err != nil {
 			// The human reads this on the page, the model in the result:
 			// neither quotes the secret (the gate never does).
@@ -177,8 +214,11 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		h.hu.record(e)
 		return err
 	}
-	key := "session:" + id + ":" + in.AskSecret
-	a, fresh, err := h.hu.openAsk(key, fmt.Sprintf("%s (session %s on %s)", in.AskSecret, id, s.PolicyHost()), deliver)
+	prompt := fmt.Sprintf("A secret for session %s on %s, typed there followed by Enter", id, s.PolicyHost())
+	if fg := s.Info().Foreground; fg != "" {
+		prompt += ", where " + secretpage.Visible(fg) + " waits for it"
+	}
+	a, fresh, err := h.hu.openAsk(key, prompt, in.AskSecret, deliver)
 	if err != nil {
 		return nil, session.Result{}, err
 	}
@@ -252,7 +292,7 @@ func (h *handlers) sshSecret(ctx context.Context, req *mcp.CallToolRequest, host
 	}
 	hu.sec.mu.Unlock()
 	ev := audit.Event{Event: audit.KindSecretAsked, Host: host, Command: audit.Redacted, Reason: "SSH password or key passphrase"}
-	a, fresh, err := hu.openAsk(key, "Password (or key passphrase) for SSH to "+host, box.set)
+	a, fresh, err := hu.openAsk(key, "Password (or key passphrase) for SSH to "+secretpage.Visible(host), "", box.set)
 	if err != nil {
 		return "", nil, "", err
 	}

@@ -583,6 +583,9 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 		if i.Foreground != "" {
 			fmt.Fprintf(&b, " [%s]", i.Foreground)
 		}
+		if i.Kernel != "" {
+			fmt.Fprintf(&b, " %s", i.Kernel)
+		}
 		fmt.Fprintf(&b, " idle %ds%s\n", i.IdleMS/1000, recordingText(i))
 	}
 	return textResult(b.String()), out, nil

@@ -7,8 +7,9 @@
 // the child. It does not own what runs inside the terminal (grandchildren,
 // background jobs), terminal emulation, or the policy of when to end a
 // session. It is used by transport/local and by the remote agent, so it
-// imports only the standard library, golang.org/x/sys/unix and
-// github.com/creack/pty.
+// imports only the standard library, golang.org/x/sys/unix,
+// github.com/creack/pty and github.com/landlock-lsm/go-landlock (a confined
+// child, Spec.Confine: confine.go; about 64 KiB of the stripped agent).
 //
 // # The master is non-blocking
 //

@@ -128,3 +128,10 @@ func (o *Output) Wait(t testing.TB) (string, error) {
 
 // Done is closed when the reader has stopped.
 func (o *Output) Done() <-chan struct{} { return o.done }
+
+// String returns everything read so far.
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return string(o.buf)
+}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // TTL is how long a page lives.
@@ -51,8 +52,12 @@ type Server struct {
 
 // A Page is one question.
 type Page struct {
-	URL    string // http://127.0.0.1:PORT/s/TOKEN
+	URL string // http://127.0.0.1:PORT/s/TOKEN
+	// Prompt is ttymux's own words: what the secret is for, where it goes.
 	Prompt string
+	// Asked is the AI's words, if any: shown as the AI's, quoted, with
+	// control characters made visible, never as ttymux's.
+	Asked string
 
 	s        *Server
 	token    string
@@ -99,6 +104,12 @@ func (s *Server) listen() error {
 // human posts it, on the HTTP request's goroutine; its error is shown to
 // the human (without the secret) and returned by Wait.
 func (s *Server) Open(prompt string, deliver func(secret string) error) (*Page, error) {
+	return s.OpenAsked(prompt, "", deliver)
+}
+
+// OpenAsked is Open for a page that also shows asked, the AI's own words
+// for what it wants, apart from ttymux's prompt.
+func (s *Server) OpenAsked(prompt, asked string, deliver func(secret string) error) (*Page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -112,7 +123,7 @@ func (s *Server) Open(prompt string, deliver func(secret string) error) (*Page, 
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	tok := hex.EncodeToString(b[:])
 	p := &Page{
-		URL: "http://" + s.ln.Addr().String() + "/s/" + tok, Prompt: prompt,
+		URL: "http://" + s.ln.Addr().String() + "/s/" + tok, Prompt: prompt, Asked: Visible(asked),
 		s: s, token: tok, deadline: s.opts.Now().Add(s.opts.TTL), deliver: deliver,
 		answered: make(chan struct{}),
 	}
@@ -198,6 +209,41 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// sameOrigin reports whether a POST comes from the page itself: its Origin
+// header, when present, is this server's origin, and its Sec-Fetch-Site,
+// when present, says same-origin (or none: typed by the user). A client
+// that is not a browser sends neither.
+func sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		return false
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return true
+	}
+	return false
+}
+
+// Visible makes control characters (C0, DEL, C1, and the bidirectional
+// overrides that reorder what is shown) visible as \xNN or \u{NNNN}, so
+// text from the AI cannot hide or disguise itself on a human's page.
+func Visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f:
+			fmt.Fprintf(&b, `\u{%04x}`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // maxBody bounds a posted form.
 const maxBody = 64 << 10
 
@@ -206,13 +252,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store, no-cache, must-revalidate, max-age=0")
 	h.Set("Pragma", "no-cache")
 	h.Set("Expires", "0")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: with no-referrer a browser sends
+	// "Origin: null" on the form's POST, and the Origin check below needs
+	// the page's own origin. Nothing on the page leads elsewhere.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	tok, ok := strings.CutPrefix(r.URL.Path, "/s/")
 	if !ok || !loopbackHost(r.Host) || (r.Method != http.MethodGet && r.Method != http.MethodPost) {
 		http.NotFound(w, r)
+		return
+	}
+	if r.Method == http.MethodPost && !sameOrigin(r) {
+		// Another site's page posting into this one (a browser always
+		// sends Origin on a POST): refused before the one use is spent.
+		http.Error(w, "forbidden: the form must be posted from its own page", http.StatusForbidden)
 		return
 	}
 	s.mu.Lock()
@@ -231,7 +286,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	if r.Method == http.MethodGet {
-		_ = formPage.Execute(w, p.Prompt) // the human's browser went away
+		_ = formPage.Execute(w, p) // the human's browser went away
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -257,9 +312,10 @@ func (p *Page) finish(err error) {
 }
 
 var formPage = template.Must(template.New("form").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>ttymux: a secret for the terminal</title>
+<html><head><meta charset="utf-8"><meta name="referrer" content="same-origin"><title>ttymux: a secret for the terminal</title>
 <style>body{font:16px system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em}input{font:inherit;padding:.3em}</style></head>
-<body><h1>ttymux</h1><p>{{.}}</p>
+<body><h1>ttymux</h1><p>{{.Prompt}}</p>
+{{if .Asked}}<p>The AI asks, in its own words (not ttymux's: check that they match what you expect):</p><blockquote><q>{{.Asked}}</q></blockquote>{{end}}
 <form method="post" autocomplete="off"><input type="password" name="secret" autofocus required aria-label="secret"> <button type="submit">Send</button></form>
 <p><small>What you type goes straight into the terminal (followed by Enter) or the SSH login; the AI never sees it. This page works once and for 5 minutes.</small></p></body></html>
 `))

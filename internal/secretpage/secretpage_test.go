@@ -175,3 +175,69 @@ func TestWaitContext(t *testing.T) {
 		t.Fatal("open after Close")
 	}
 }
+
+// TestCrossOriginPostRefused: a POST whose Origin is another site, or
+// whose Sec-Fetch-Site says cross-site, is refused (403) and does not use
+// the page up: the human's own post from the page then works. Before, any
+// origin's form could post a value of its choosing into the terminal.
+func TestCrossOriginPostRefused(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	var got atomic.Value
+	p, err := s.Open("Password", func(secret string) error { got.Store(secret); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(p.URL)
+	for name, h := range map[string][2]string{
+		"foreign origin": {"Origin", "http://evil.example"},
+		"null origin":    {"Origin", "null"},
+		"other port":     {"Origin", "http://127.0.0.1:1"},
+		"cross-site":     {"Sec-Fetch-Site", "cross-site"},
+	} {
+		req, _ := http.NewRequest("POST", p.URL, strings.NewReader("secret=attacker"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set(h[0], h[1])
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, res.StatusCode)
+		}
+	}
+	if got.Load() != nil {
+		t.Fatalf("a cross-origin post was delivered: %q", got.Load())
+	}
+	req, _ := http.NewRequest("POST", p.URL, strings.NewReader("secret=human"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://"+u.Host)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || got.Load() != "human" {
+		t.Fatalf("the page's own post: %d, delivered %v", res.StatusCode, got.Load())
+	}
+}
+
+// TestAskedIsTheAIsWords: the AI's text is shown apart from ttymux's, as
+// the AI's, with control characters and bidirectional overrides visible.
+func TestAskedIsTheAIsWords(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	p, err := s.OpenAsked("A secret for session t1 on local", "sudo password\x1b[2J\u202egnirts", func(string) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, p.URL, "")
+	if !strings.Contains(body, "A secret for session t1 on local") || !strings.Contains(body, "The AI asks, in its own words") {
+		t.Fatalf("page: %s", body)
+	}
+	if strings.ContainsAny(body, "\x1b\u202e") || !strings.Contains(body, `sudo password\x1b[2J\u{202e}gnirts`) {
+		t.Fatalf("the AI's words are not made visible: %q", body)
+	}
+}

@@ -21,6 +21,7 @@ var messages = []struct {
 	{"create", Create{Command: "bash", Args: []string{"--norc", "", "ünï"}, Dir: "/tmp", Env: []string{"A=1", "PS1=$ "},
 		Rows: 40, Cols: 120, Term: "xterm-256color", Meta: []byte{0, 1, 2, 255}}, TypeCreate},
 	{"create empty", Create{}, TypeCreate},
+	{"create confined", Create{Command: "bash", Confine: true}, TypeCreate},
 	{"create serial", Create{Command: "/dev/ttyUSB0", Rows: 40, Cols: 120, Meta: []byte(`{"transport":"serial"}`), Kind: KindSerial,
 		Serial: SerialLine{Baud: 74880, DataBits: 7, Parity: "even", StopBits: "2", FlowControl: "rtscts", Reconnect: true}}, TypeCreate},
 	{"attach from", Attach{ID: "s1", From: 1 << 40}, TypeAttach},
@@ -29,11 +30,11 @@ var messages = []struct {
 	{"attach reply", AttachReply{Status: StatusAttached, Message: "hi", From: 10, Lost: 5, FromLine: 7, Session: SessionInfo{
 		ID: "s1", Command: "bash --norc", Pid: 1234, Created: 1700000000123, Rows: 24, Cols: 80, Exited: true,
 		ExitStatus: 137, ExitSignal: "KILL", Start: 100, End: 1 << 33, StartLine: 42, Clients: 2, Foreground: "vim",
-		Meta: []byte("meta")}}, TypeAttachReply},
+		Meta: []byte("meta"), Confined: 7}}, TypeAttachReply},
 	{"attach reply refused", AttachReply{Status: StatusForbidden, Message: "no"}, TypeAttachReply},
 	{"attach reply serial", AttachReply{Status: StatusCreated, Kind: KindSerial, Session: SessionInfo{ID: "s4", Command: "serial /dev/ttyACM0"}}, TypeAttachReply},
 	{"attach reply serial failed", AttachReply{Status: StatusFailed, Message: "serial port /dev/ttyUSB9 does not exist", Kind: KindSerial}, TypeAttachReply},
-	{"list reply", ListReply{Sessions: []SessionInfo{{ID: "s1", Pid: 1}, {ID: "s2", ExitStatus: -1, Meta: []byte{9}}}}, TypeListReply},
+	{"list reply", ListReply{Sessions: []SessionInfo{{ID: "s1", Pid: 1}, {ID: "s2", ExitStatus: -1, Meta: []byte{9}, Confined: 6}}}, TypeListReply},
 	{"list reply empty", ListReply{}, TypeListReply},
 	{"output", Output{Offset: 1<<62 + 3, Data: []byte("hello\r\n\x1b[0m")}, TypeOutput},
 	{"output empty", Output{Offset: 0}, TypeOutput},
@@ -131,12 +132,17 @@ func TestEmptyPayloads(t *testing.T) {
 
 // TestAppendedFieldsAbsent pins the versioning rule: a payload from an older
 // build of the same Version lacks the fields appended since, and those
-// decode as zero (AttachReply.Caps, Kind and FromLine, SessionInfo.StartLine).
+// decode as zero (AttachReply.Caps, Kind and FromLine, SessionInfo.StartLine
+// and Confined).
 func TestAppendedFieldsAbsent(t *testing.T) {
-	rep := AttachReply{Status: StatusAttached, From: 5, Session: SessionInfo{ID: "s1", StartLine: 3}, FromLine: 9, Kind: KindSerial, Caps: CapMetaNoReply}
+	rep := AttachReply{Status: StatusAttached, From: 5, Session: SessionInfo{ID: "s1", StartLine: 3, Confined: 7}, FromLine: 9, Kind: KindSerial, Caps: CapMetaNoReply}
 	_, p := Marshal(rep)
-	// Drop Caps (1 byte), Kind (1 byte), FromLine (1 byte: zig-zag 9 = 18)
-	// and StartLine (1 byte), one after the other.
+	// Drop Confined (1 byte), then Caps (1 byte), Kind (1 byte), FromLine
+	// (1 byte: zig-zag 9 = 18) and StartLine (1 byte), one after the other.
+	if m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: p[:len(p)-1]}); err != nil || m.(AttachReply).Session.Confined != 0 || m.(AttachReply).Caps != CapMetaNoReply {
+		t.Errorf("without Confined: %+v, %v", m, err)
+	}
+	p = p[:len(p)-1]
 	for _, cut := range []int{1, 2, 3, 4} {
 		m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: p[:len(p)-cut]})
 		if err != nil {
@@ -216,7 +222,7 @@ func TestBadFrames(t *testing.T) {
 		{"status over 255", Frame{Type: TypeReply, Payload: binary.AppendUvarint(nil, 256)}},
 		{"list count over payload", Frame{Type: TypeListReply, Payload: []byte{5, 0}}},
 		{"args count over payload", Frame{Type: TypeCreate, Payload: []byte{0, 200}}},
-		{"kind over 255", Frame{Type: TypeAttachReply, Payload: append(payloadOf(AttachReply{}, 2), binary.AppendUvarint(nil, 256)...)}},
+		{"kind over 255", Frame{Type: TypeAttachReply, Payload: append(payloadOf(AttachReply{}, 3), binary.AppendUvarint(nil, 256)...)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

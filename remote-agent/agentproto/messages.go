@@ -29,6 +29,10 @@ type Create struct {
 	// Serial its line settings, and Args, Dir, Env and Term are unused.
 	Kind   Kind
 	Serial SerialLine // appended after Kind
+	// Confine asks for the program to run under Landlock where the agent's
+	// host has it (appended after Serial; an older agent ignores it and
+	// reports Confined 0).
+	Confine bool
 }
 
 // Kind is a session's kind: what the agent holds for it.
@@ -126,6 +130,11 @@ type SessionInfo struct {
 	Clients    int
 	Foreground string
 	Meta       []byte
+	// Confined is the Landlock ABI version the program runs under, 0 for
+	// none or an agent that predates it. It travels after everything else
+	// of the message that carries the SessionInfo (an AttachReply's Caps, a
+	// ListReply's sessions), where an older peer does not read.
+	Confined int
 }
 
 // ListReply lists the agent's sessions.
@@ -420,6 +429,7 @@ func Marshal(m any) (Type, []byte) {
 		e.str(m.Serial.StopBits)
 		e.str(m.Serial.FlowControl)
 		e.bool(m.Serial.Reconnect)
+		e.bool(m.Confine)
 		return TypeCreate, e.b
 	case Attach:
 		e.str(m.ID)
@@ -437,11 +447,15 @@ func Marshal(m any) (Type, []byte) {
 		e.i(m.FromLine)
 		e.u(uint64(m.Kind))
 		e.u(uint64(m.Caps))
+		e.i(int64(m.Session.Confined))
 		return TypeAttachReply, e.b
 	case ListReply:
 		e.u(uint64(len(m.Sessions)))
 		for _, s := range m.Sessions {
 			s.enc(&e)
+		}
+		for _, s := range m.Sessions {
+			e.i(int64(s.Confined))
 		}
 		return TypeListReply, e.b
 	case Output:
@@ -563,12 +577,15 @@ func Unmarshal(f Frame) (any, error) {
 		m = Create{Command: d.str("command"), Args: d.strs("args"), Dir: d.str("dir"), Env: d.strs("env"),
 			Rows: d.int("rows"), Cols: d.int("cols"), Term: d.str("term"), Meta: d.bytes("meta"),
 			Kind: d.kind(), Serial: SerialLine{Baud: d.int("baud"), DataBits: d.int("data bits"), Parity: d.str("parity"),
-				StopBits: d.str("stop bits"), FlowControl: d.str("flow control"), Reconnect: d.bool("reconnect")}}
+				StopBits: d.str("stop bits"), FlowControl: d.str("flow control"), Reconnect: d.bool("reconnect")},
+			Confine: d.bool("confine")}
 	case TypeAttach:
 		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail")}
 	case TypeAttachReply:
-		m = AttachReply{Status: d.status(), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"),
+		r := AttachReply{Status: d.status(), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"),
 			Session: d.session(), FromLine: d.i("from line"), Kind: d.kind(), Caps: Caps(d.u("caps"))}
+		r.Session.Confined = d.int("confined")
+		m = r
 	case TypeList:
 		m = struct{}{}
 	case TypeListReply:
@@ -579,6 +596,9 @@ func Unmarshal(f Frame) (any, error) {
 		var r ListReply
 		for i := uint64(0); i < n && d.err == nil; i++ {
 			r.Sessions = append(r.Sessions, d.session())
+		}
+		for i := range r.Sessions {
+			r.Sessions[i].Confined = d.int("confined")
 		}
 		m = r
 	case TypeOutput:

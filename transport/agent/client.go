@@ -335,7 +335,7 @@ func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (t
 		term = "xterm-256color"
 	}
 	req := agentproto.Create{Command: t.Command, Args: t.Args, Dir: t.Dir, Env: t.Env,
-		Rows: size.Rows, Cols: size.Cols, Term: term, Meta: meta}
+		Rows: size.Rows, Cols: size.Cols, Term: term, Meta: meta, Confine: t.Confine}
 	switch t.Kind {
 	case "":
 	case transport.KindSerial: // serial.go
@@ -441,6 +441,7 @@ func keptSession(si agentproto.SessionInfo) transport.KeptSession {
 		Clients:    si.Clients,
 		Foreground: si.Foreground,
 		Meta:       si.Meta,
+		Confined:   si.Confined,
 	}
 }
 

@@ -28,6 +28,7 @@ var (
 	_ transport.Signaler     = (*Conn)(nil)
 	_ transport.Foregrounder = (*Conn)(nil)
 	_ transport.EchoReporter = (*Conn)(nil)
+	_ transport.Confiner     = (*Conn)(nil)
 )
 
 // Open starts t.Command with t.Args (or the shell with t.Args) on a new
@@ -58,12 +59,13 @@ func (o *Opener) Open(ctx context.Context, t transport.Target) (transport.Conn, 
 		}
 	}
 	p, err := ptyproc.Start(ptyproc.Spec{
-		Path: path,
-		Args: t.Args,
-		Dir:  t.Dir,
-		Env:  env,
-		Rows: size.Rows,
-		Cols: size.Cols,
+		Path:    path,
+		Args:    t.Args,
+		Dir:     t.Dir,
+		Env:     env,
+		Rows:    size.Rows,
+		Cols:    size.Cols,
+		Confine: t.Confine,
 	})
 	if err != nil {
 		return nil, err // ptyproc names the program or directory
@@ -194,6 +196,10 @@ func (c *Conn) ShellReadCount() (int64, error) { return c.p.ReadCount() }
 // Echo reports whether the terminal's ECHO flag is set. Readline clears it
 // while it edits a line, so an idle bash prompt reports false too.
 func (c *Conn) Echo() (bool, error) { return c.p.Echo() }
+
+// Confined returns the Landlock ABI the program runs under, 0 for none
+// (transport.Confiner).
+func (c *Conn) Confined() int { return c.p.Confined() }
 
 // Unread returns how many bytes the program has written that Read has not
 // returned yet (transport.Backlog).
