@@ -316,9 +316,14 @@ func ownPath(p string) bool {
 }
 
 // globMatch reports whether the shell pattern pat matches name (a plain
-// word matches itself).
+// word matches itself). A [ that opens no bracket expression matches
+// itself, as in the shell (print('[') names no file of ttymux's); any
+// other pattern Go cannot read may match.
 func globMatch(pat, name string) bool {
 	ok, err := path.Match(pat, name)
+	if err != nil && !strings.ContainsAny(pat, "*?") {
+		ok, err = path.Match(strings.ReplaceAll(pat, "[", `\[`), name)
+	}
 	return ok || err != nil && strings.ContainsAny(pat, "*?[")
 }
 

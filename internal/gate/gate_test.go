@@ -323,3 +323,19 @@ func TestParsedLinesKept(t *testing.T) {
 		t.Errorf("held: %v", held)
 	}
 }
+
+// TestBracketIsNoPattern: a [ that opens no bracket expression is a plain
+// character to the shell, so a program's code or a make variable holding
+// one names none of ttymux's files (these were held on every host).
+func TestBracketIsNoPattern(t *testing.T) {
+	for _, l := range []string{`python3 -c "print('[')"`, `make CFLAGS="-O2 [x"`, `echo "[" > out.txt`} {
+		if f := Check(l); f != nil {
+			t.Errorf("%q held: %s", l, f.Rule)
+		}
+	}
+	for _, l := range []string{`rm ~/.config/ttymux/p[o]licy.toml`, `rm ~/.config/ttymux/[`, `cp x ~/.config/ttymux/policy.tom?`} {
+		if f := Check(l); f == nil {
+			t.Errorf("%q not held", l)
+		}
+	}
+}
