@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -197,7 +198,9 @@ func serve(args []string, stderr io.Writer) int {
 	// just that call: allow room for the largest send (session.MaxSendBytes)
 	// even when JSON escaping makes every byte six ("\u0000"), so an
 	// oversized paste gets send's own error instead (issue #8).
-	if err := srv.Run(ctx, &mcp.StdioTransport{MaxLineLength: maxRequestLine}); err != nil && ctx.Err() == nil {
+	// lineTransport (wire.go), not mcp.StdioTransport: a malformed line
+	// gets a JSON-RPC error instead of ending the server.
+	if err := srv.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout, maxLine: maxRequestLine, log: log}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		log.Error("server stopped", "err", err)
 		return 1
 	}

@@ -278,7 +278,7 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *
 	}
 	registerPrompts(srv)
 	// sync wraps the panic recovery: a call that panicked is synced too.
-	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log))
+	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log), checkToolParams)
 	return srv
 }
 
