@@ -315,4 +315,3 @@ func between(s, a, b string) string {
 	v, _, _ := strings.Cut(rest, b)
 	return v
 }
-
