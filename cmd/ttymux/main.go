@@ -129,6 +129,13 @@ func kinds(ssh *sshconn.Opener, log *slog.Logger) []session.Kind {
 	}
 }
 
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -147,12 +154,19 @@ func serve(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	log := newLogger(stderr)
+	// Before anything reads a config or state path (xdgenv.go). The flag
+	// defaults above were computed from the environment as started: the
+	// hosts file follows the adopted XDG_CONFIG_HOME too unless given.
+	syncXDG(log)
+	if !flagSet(fs, "hosts") {
+		*hostsFile = fanout.GroupsFile()
+	}
 	pol, err := loadPolicy(*policyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "ttymux: bad policy, not starting: %v\n", err)
 		return 2
 	}
-	log := newLogger(stderr)
 	al, err := audit.Open(auditPath(*auditFile))
 	if err != nil {
 		log.Warn("no audit log", "err", err)
