@@ -102,7 +102,7 @@ func httpHandler(srv *mcp.Server, token string, listenAny bool, log *slog.Logger
 		}
 		return &auth.TokenInfo{UserID: "ttymux"}, nil
 	}
-	authed := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(rpcGuard(mh, &cancels{}))
+	authed := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(rpcGuard(mh, &httpGuard{}))
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, checkOrigin(challenge(authed), listenAny))
 	return mux

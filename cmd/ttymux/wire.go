@@ -306,9 +306,22 @@ const sseRetry = "2000"
 //     the sessionless 2026-07-28 revision, which the SDK answers itself;
 //   - a body that is not JSON gets 400 with -32700;
 //   - the response to a call the client cancelled is not sent;
-//   - the priming event of an SSE stream gets a retry field.
-func rpcGuard(next http.Handler, cs *cancels) http.Handler {
+//   - the priming event of an SSE stream gets a retry field;
+//   - a request whose MCP-Protocol-Version header names an older revision
+//     than its session negotiated is served as the session's revision. The
+//     SDK picks SSE features (the priming event, SEP-1699, from
+//     2025-11-25) by the header alone, so such a request got none
+//     (the conformance suite's SSE checks send 2025-03-26 in a 2025-11-25
+//     session).
+func rpcGuard(next http.Handler, g *httpGuard) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid := r.Header.Get("Mcp-Session-Id")
+		if sid != "" {
+			g.raiseVersion(r, sid)
+		}
+		if r.Method == http.MethodDelete && sid != "" {
+			defer g.forget(sid)
+		}
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(&sseWriter{ResponseWriter: w}, r)
 			return
@@ -330,32 +343,70 @@ func rpcGuard(next http.Handler, cs *cancels) http.Handler {
 			return
 		}
 		msgs := decodeBody(trimmed)
-		sid := r.Header.Get("Mcp-Session-Id")
 		if sid == "" && needsSession(r, msgs) {
 			writeRPCError(w, http.StatusBadRequest, rpcError(firstCallID(msgs), jsonrpc.CodeInvalidRequest,
 				"Bad Request: no Mcp-Session-Id header; send initialize first and pass the Mcp-Session-Id it returns on every later request"))
 			return
 		}
 		var calls []jsonrpc.ID
+		sw := &sseWriter{ResponseWriter: w}
 		for _, m := range msgs {
 			if sid != "" {
-				cs.observe(sid, m)
+				g.cancels.observe(sid, m)
 			}
 			if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
 				calls = append(calls, req.ID)
+				if req.Method == "initialize" && sid == "" {
+					sw.initID, sw.negotiated = req.ID, g.negotiated
+				}
 			}
 		}
-		sw := &sseWriter{ResponseWriter: w}
 		if sid != "" && len(calls) > 0 {
-			sw.drop = func(id jsonrpc.ID) bool { return cs.end(sid, id) }
+			sw.drop = func(id jsonrpc.ID) bool { return g.cancels.end(sid, id) }
 			defer func() {
 				for _, id := range calls {
-					cs.end(sid, id) // answered or abandoned: forget it
+					g.cancels.end(sid, id) // answered or abandoned: forget it
 				}
 			}()
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// httpGuard is rpcGuard's state: calls in flight, and the revision each
+// session negotiated.
+type httpGuard struct {
+	cancels  cancels
+	mu       sync.Mutex
+	versions map[string]string // session id → negotiated protocol revision
+}
+
+// negotiated records the revision a session's initialize answered.
+func (g *httpGuard) negotiated(sid, version string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.versions == nil {
+		g.versions = map[string]string{}
+	}
+	g.versions[sid] = version
+}
+
+func (g *httpGuard) forget(sid string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.versions, sid)
+}
+
+// raiseVersion sets an MCP-Protocol-Version header older than the
+// session's revision to the session's. (Revisions are dates: they compare
+// as strings.)
+func (g *httpGuard) raiseVersion(r *http.Request, sid string) {
+	g.mu.Lock()
+	v := g.versions[sid]
+	g.mu.Unlock()
+	if h := r.Header.Get("Mcp-Protocol-Version"); v != "" && h != "" && h < v {
+		r.Header.Set("Mcp-Protocol-Version", v)
+	}
 }
 
 // decodeBody decodes a POST body: one message or, from old clients, a
@@ -423,10 +474,17 @@ type sseWriter struct {
 	http.ResponseWriter
 	drop   func(jsonrpc.ID) bool
 	primed bool
+	// initID is the initialize request this response answers, if any;
+	// negotiated gets the session id and revision of its result.
+	initID     jsonrpc.ID
+	negotiated func(sid, version string)
 }
 
 func (s *sseWriter) Write(p []byte) (int, error) {
 	ct := s.Header().Get("Content-Type")
+	if s.initID.IsValid() {
+		s.noteInitialize(p, ct)
+	}
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
 		if !s.primed {
@@ -447,6 +505,28 @@ func (s *sseWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return s.ResponseWriter.Write(p)
+}
+
+// noteInitialize records the revision the initialize result names.
+func (s *sseWriter) noteInitialize(p []byte, ct string) {
+	data := p
+	if strings.HasPrefix(ct, "text/event-stream") {
+		data = sseData(p)
+	}
+	sid := s.Header().Get("Mcp-Session-Id")
+	if sid == "" || !bytes.Contains(data, []byte(`"protocolVersion"`)) {
+		return
+	}
+	m, err := jsonrpc.DecodeMessage(data)
+	if r, ok := m.(*jsonrpc.Response); err == nil && ok && r.ID == s.initID && r.Error == nil {
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(r.Result, &res) == nil && res.ProtocolVersion != "" {
+			s.negotiated(sid, res.ProtocolVersion)
+			s.initID = jsonrpc.ID{}
+		}
+	}
 }
 
 // dropped reports whether data is a response to a cancelled call.

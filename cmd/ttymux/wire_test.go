@@ -194,6 +194,12 @@ func TestStdioCancelledGetsNoResponse(t *testing.T) {
 // rawPost sends one JSON-RPC body to the HTTP endpoint as a client would.
 func rawPost(t *testing.T, hs *httptest.Server, session, body string) *http.Response {
 	t.Helper()
+	return rawPostVersion(t, hs, session, "2025-11-25", body)
+}
+
+// rawPostVersion is rawPost with the MCP-Protocol-Version header version.
+func rawPostVersion(t *testing.T, hs *httptest.Server, session, version, body string) *http.Response {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, hs.URL+httpPath, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +209,7 @@ func rawPost(t *testing.T, hs *httptest.Server, session, body string) *http.Resp
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Protocol-Version", version)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -277,6 +283,16 @@ func TestHTTPProtocol(t *testing.T) {
 		}
 		if !strings.Contains(string(body), `"id":3,"result"`) {
 			t.Fatalf("no tools/list result in %.300s", body)
+		}
+	})
+	t.Run("priming event with an older header", func(t *testing.T) {
+		// The conformance suite's SSE checks send 2025-03-26 in a
+		// 2025-11-25 session; the SDK judged by the header and sent no
+		// priming event.
+		res := rawPostVersion(t, hs, sid, "2025-03-26", `{"jsonrpc":"2.0","id":31,"method":"tools/list"}`)
+		body, _ := io.ReadAll(res.Body)
+		if first, _, _ := strings.Cut(string(body), "\n\n"); !strings.Contains(first, "retry: ") || !strings.HasSuffix(first, "data: ") {
+			t.Fatalf("the stream's first event is %q, want a priming event", first)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
