@@ -48,6 +48,7 @@ func runUserBinary(t *testing.T, base string) string {
 // XDG_STATE_HOME says. Before, it made a second, hidden agent under
 // /tmp/ttymux-<uid> and a second audit log under ~/.local/state.
 func TestStrippedEnvironment(t *testing.T) {
+	t.Parallel() // waits on builds and processes: overlaps the other parallel tests
 	base := shortTempDir(t)
 	uid := strconv.Itoa(os.Geteuid())
 	run := filepath.Join(base, uid) // what systemd-logind makes: /run/user/<uid>, 0700

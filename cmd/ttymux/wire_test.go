@@ -104,6 +104,22 @@ func (r *rawStdio) next() string {
 	return ""
 }
 
+// reply is the next response the server writes; notifications the server
+// sends on its own (resources/list_changed after an open) are skipped.
+func (r *rawStdio) reply() rpcReply {
+	r.t.Helper()
+	for {
+		line := r.next()
+		var probe struct {
+			Method string `json:"method"`
+		}
+		if json.Unmarshal([]byte(line), &probe) == nil && probe.Method != "" {
+			continue
+		}
+		return parseReply(r.t, line)
+	}
+}
+
 func (r *rawStdio) errText() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -135,6 +151,7 @@ func parseReply(t *testing.T, line string) rpcReply {
 // 'n' looking for beginning of object key string", then "server stopped"),
 // and the resource and prompt errors came with code 0.
 func TestStdioErrorCodes(t *testing.T) {
+	t.Parallel() // waits on builds and processes: overlaps the other parallel tests
 	r := startRawStdio(t)
 	for _, c := range []struct {
 		name, line string
@@ -154,12 +171,12 @@ func TestStdioErrorCodes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r.send(c.line)
-			got := parseReply(t, r.next())
+			got := r.reply()
 			if got.Error == nil || got.Error.Code != c.code || got.ID != c.id {
 				t.Fatalf("%s: got %+v (error %+v), want id %v code %d", c.line, got, got.Error, c.id, c.code)
 			}
 			r.send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
-			if p := parseReply(t, r.next()); p.ID != "after" || p.Error != nil {
+			if p := r.reply(); p.ID != "after" || p.Error != nil {
 				t.Fatalf("ping after %s: %+v", c.name, p)
 			}
 		})
@@ -170,12 +187,13 @@ func TestStdioErrorCodes(t *testing.T) {
 // response (MCP "Cancellation"). go-sdk answered it anyway:
 // {"id":43,"result":{…"context canceled"…}}.
 func TestStdioCancelledGetsNoResponse(t *testing.T) {
+	t.Parallel() // waits on builds and processes: overlaps the other parallel tests
 	r := startRawStdio(t)
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open_local","arguments":{"persistent":false}}}`)
 	var open struct {
 		StructuredContent OpenOut `json:"structuredContent"`
 	}
-	if err := json.Unmarshal(parseReply(t, r.next()).Result, &open); err != nil || open.StructuredContent.ID == "" {
+	if err := json.Unmarshal(r.reply().Result, &open); err != nil || open.StructuredContent.ID == "" {
 		t.Fatalf("open_local: %v %+v", err, open)
 	}
 	r.send(`{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"send","arguments":{"session_id":"` + open.StructuredContent.ID + `","text":"sleep 30","timeout_ms":60000}}}`)
@@ -186,7 +204,7 @@ func TestStdioCancelledGetsNoResponse(t *testing.T) {
 		return strings.Contains(r.errText(), "no response to a cancelled request")
 	})
 	r.send(`{"jsonrpc":"2.0","id":44,"method":"ping"}`)
-	if got := parseReply(t, r.next()); got.ID != 44.0 {
+	if got := r.reply(); got.ID != 44.0 {
 		t.Fatalf("after the cancel the server wrote %+v, want only the ping's answer", got)
 	}
 }
@@ -241,6 +259,7 @@ func rawHTTPSession(t *testing.T, hs *httptest.Server) string {
 // WWW-Authenticate, and an SSE stream had neither a priming event nor a
 // retry field.
 func TestHTTPProtocol(t *testing.T) {
+	t.Parallel() // waits on builds and processes: overlaps the other parallel tests
 	hs := httpTestServer(t)
 	sid := rawHTTPSession(t, hs)
 
