@@ -17,7 +17,9 @@ func TestTimestampsAfterRestart(t *testing.T) {
 	start := persistentServers(t, shortTempDir(t))
 	cmd1, cs1, _ := start()
 	var open OpenOut
-	call(t, cs1, "open_local", map[string]any{}, &open)
+	// No history file: a shell hung up when the test's agent stops would
+	// write one into HOME while the test removes it.
+	call(t, cs1, "open_local", map[string]any{"env": map[string]string{"HISTFILE": "/dev/null"}}, &open)
 	var r session.Result
 	call(t, cs1, "send", map[string]any{"session_id": open.ID, "text": "echo early-$((6*7))"}, &r)
 	if !strings.Contains(r.Output, "early-42") {
@@ -38,6 +40,7 @@ func TestTimestampsAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	call(t, cs2, "close", map[string]any{"session_id": open.ID}, nil)
 	if at.After(arrived) {
 		t.Fatalf("early-42 is stamped %s, after it had arrived (%s): the second server's attach time", at.Format(time.RFC3339Nano), arrived.UTC().Format(time.RFC3339Nano))
 	}
