@@ -87,7 +87,9 @@ func TestStrippedEnvironment(t *testing.T) {
 
 	cs := connect(normal)
 	var open OpenOut
-	call(t, cs, "open_local", map[string]any{}, &open)
+	// No history file: a shell hung up when the test's agent stops would
+	// write one into HOME while the test removes it.
+	call(t, cs, "open_local", map[string]any{"env": map[string]string{"HISTFILE": "/dev/null"}}, &open)
 	if !open.Persistent {
 		t.Fatalf("open_local: not persistent: %+v", open)
 	}
@@ -136,4 +138,5 @@ func TestStrippedEnvironment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".local", "state", "ttymux", "audit.jsonl")); err == nil {
 		t.Fatal("the stripped server wrote a second audit log under ~/.local/state")
 	}
+	call(t, cs, "close", map[string]any{"session_id": open.ID}, nil)
 }
