@@ -74,6 +74,15 @@ if command -v bash >/dev/null 2>&1; then
 	export SHELL
 fi
 
+# Inspector 2.x starts the server with the TypeScript SDK's default
+# environment (HOME, LOGNAME, PATH, SHELL, TERM, USER): the scratch XDG
+# directories are passed explicitly, or its servers would reach the agent
+# of the machine's /run/user/<uid> or /tmp/ttymux-<uid>.
+server_env=()
+for v in XDG_RUNTIME_DIR XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME; do
+	server_env+=(-e "$v=${!v}")
+done
+
 limit=()
 if command -v timeout >/dev/null 2>&1; then
 	limit=(timeout "${INSPECTOR_TIMEOUT:-300}")
@@ -85,7 +94,7 @@ inspector() {
 	local name=$1
 	shift
 	echo "== inspector --cli ttymux $*"
-	if ! "${limit[@]}" npx -y "$pkg" --cli "$bin/ttymux" "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
+	if ! "${limit[@]}" npx -y "$pkg" --cli "${server_env[@]}" "$bin/ttymux" "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
 		cat "$tmp/$name.json" "$tmp/$name.err" >&2
 		fail "the MCP Inspector ($pkg) failed on: $*"
 	fi
