@@ -181,6 +181,7 @@ type tconn struct {
 	exit    *agentproto.Exit
 	eof     bool
 	frames  []agentproto.Type // every frame type received, in order
+	stamps  int               // Stamps frames received
 }
 
 // dial connects and exchanges headers.
@@ -310,6 +311,14 @@ func (tc *tconn) step() bool {
 		tc.links = append(tc.links, m.State)
 	case agentproto.Exit:
 		tc.exit = &m
+	case agentproto.Stamps:
+		// Ahead of the output it covers: from the next offset (or the
+		// stamp before it) to where the stamps end (time 0).
+		n := len(m.Offsets)
+		if n < 2 || len(m.Times) != n || m.Offsets[0] > tc.next || m.Times[n-1] != 0 || m.Offsets[n-1] <= tc.next {
+			tc.t.Fatalf("Stamps %+v at offset %d", m, tc.next)
+		}
+		tc.stamps++
 	default:
 		tc.t.Fatalf("unexpected %s frame on a stream", f.Type)
 	}

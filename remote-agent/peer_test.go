@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ttymux/ttymux/internal/agentsock"
+	"github.com/ttymux/ttymux/internal/testhome"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
@@ -32,7 +33,8 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv(peerHelperEnv); sock != "" {
 		os.Exit(peerHelper(sock))
 	}
-	goleak.VerifyTestMain(m)
+	testhome.Private() // HOME and the XDG directories private
+	goleak.VerifyTestMain(m, goleak.Cleanup(testhome.Cleanup))
 }
 
 // peerHelper asks for a List and an Attach and prints the answers.

@@ -42,6 +42,7 @@ func (s *Server) startSerial(id string, seq int, req agentproto.Create) (*sessio
 		kickMon: make(chan struct{}, 1),
 		ring:    r,
 		ix:      ring.NewLineIndex(r),
+		times:   ring.NewTimes(r),
 		wake:    make(chan struct{}),
 		rows:    rows,
 		cols:    cols,

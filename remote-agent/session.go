@@ -63,6 +63,7 @@ type session struct {
 	// mu guards the following. Never hold it across blocking I/O.
 	ring       *ring.Ring
 	ix         *ring.LineIndex
+	times      *ring.Times   // when each chunk of ring arrived, sent as Stamps
 	wake       chan struct{} // closed and replaced when any of these change
 	rows, cols int
 	meta       []byte
@@ -128,6 +129,7 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 		kickMon: make(chan struct{}, 1),
 		ring:    r,
 		ix:      ring.NewLineIndex(r),
+		times:   ring.NewTimes(r),
 		wake:    make(chan struct{}),
 		rows:    rows,
 		cols:    cols,
@@ -187,8 +189,10 @@ func (sess *session) readLoop() {
 		n, err := sess.read(buf)
 		if n > 0 {
 			sess.mu.Lock()
+			at := time.Now()
 			sess.ring.Write(buf[:n])
 			sess.ix.Write(buf[:n])
+			sess.times.Write(buf[:n], at)
 			sess.broadcastLocked()
 			watched := sess.clients > 0
 			sess.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -227,11 +228,13 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 			buf = appendMsg(buf, agentproto.Gap{From: off, To: start})
 			off = start
 		}
+		batch, mark := off, len(buf)
 		for off < end && len(buf) < writeBatch {
 			n := min(end-off, maxChunk)
 			buf = appendOutput(buf, sess.ring, off, off+n)
 			off += n
 		}
+		buf = stampBatch(buf, mark, sess.times, batch, off)
 		caught := off == end
 		fg, seq := sess.fg, sess.fgSeq
 		link, lseq := sess.link, sess.linkSeq
@@ -293,6 +296,25 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 }
 
 // appendMsg appends m as a frame.
+// stampBatch puts a Stamps frame at buf[mark:], ahead of the Output frames
+// of [from, to) there: when those bytes arrived, so that a client
+// attaching after a restart stamps lines with that. The last entry, at to
+// with time 0, says that the stamps end there. Every batch carries them,
+// live output too, so that all of a session's stamps come from one clock
+// (the host's, for an agent on a remote host): a frame of a few bytes per
+// batch of up to 128 KiB.
+func stampBatch(buf []byte, mark int, times *ring.Times, from, to int64) []byte {
+	if to <= from {
+		return buf
+	}
+	offs, ns := times.Stamps(from, to)
+	if len(offs) == 0 {
+		return buf
+	}
+	st := appendMsg(nil, agentproto.Stamps{Offsets: append(offs, to), Times: append(ns, 0)})
+	return slices.Insert(buf, mark, st...)
+}
+
 func appendMsg(dst []byte, m any) []byte {
 	t, p := agentproto.Marshal(m)
 	return appendFrame(dst, t, p)

@@ -8,7 +8,11 @@
 # Inspector: tools/list, tools/call for open_local and send {text: "echo
 # inspector-ok"}, resources/list, resources/templates/list, resources/read of
 # ttymux://sessions and of the session's screen, prompts/list, prompts/get,
-# and tools/call close. Every Inspector run starts its own
+# send with enter=false and wait=false and then keys=["enter"], open_local with
+# persistent=false and args=[…], and tools/call close; with Inspector 2.x also
+# its schema portability check (tools/list --strict: no warning). It runs
+# once with each pinned Inspector: 0.15.0 (which cannot fill a parameter whose
+# schema has a type array) and 2.12.0. Every Inspector run starts its own
 # server process, so the send and the close reach the session through the
 # ttymux agent: the check covers persistent sessions too. HOME and the XDG
 # directories point into the temporary directory, so the user's own agent and
@@ -18,7 +22,7 @@
 # the first time (npx caches the package). Exits 0 when every check passes and
 # 1 with a message saying which check failed otherwise.
 #
-# Environment: INSPECTOR_PKG overrides the package spec (for example
+# Environment: INSPECTOR_PKG runs only that package spec (for example
 # @modelcontextprotocol/inspector@0.15.0); INSPECTOR_TIMEOUT (seconds, default
 # 300) bounds each Inspector run.
 set -euo pipefail
@@ -70,7 +74,15 @@ if command -v bash >/dev/null 2>&1; then
 	export SHELL
 fi
 
-pkg="${INSPECTOR_PKG:-@modelcontextprotocol/inspector}"
+# Inspector 2.x starts the server with the TypeScript SDK's default
+# environment (HOME, LOGNAME, PATH, SHELL, TERM, USER): the scratch XDG
+# directories are passed explicitly, or its servers would reach the agent
+# of the machine's /run/user/<uid> or /tmp/ttymux-<uid>.
+server_env=()
+for v in XDG_RUNTIME_DIR XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME; do
+	server_env+=(-e "$v=${!v}")
+done
+
 limit=()
 if command -v timeout >/dev/null 2>&1; then
 	limit=(timeout "${INSPECTOR_TIMEOUT:-300}")
@@ -82,7 +94,7 @@ inspector() {
 	local name=$1
 	shift
 	echo "== inspector --cli ttymux $*"
-	if ! "${limit[@]}" npx -y "$pkg" --cli "$bin/ttymux" "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
+	if ! "${limit[@]}" npx -y "$pkg" --cli "${server_env[@]}" "$bin/ttymux" "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"; then
 		cat "$tmp/$name.json" "$tmp/$name.err" >&2
 		fail "the MCP Inspector ($pkg) failed on: $*"
 	fi
@@ -110,35 +122,6 @@ ok() {
 	fi
 }
 
-inspector tools-list --method tools/list
-names=$(field tools-list tools | node -e '
-	const tools = JSON.parse(require("fs").readFileSync(0, "utf8") || "[]");
-	console.log(tools.map((t) => t.name).sort().join(" "));')
-for want in open_local open_ssh open_serial send read resize list attach detach close serial_ports; do
-	case " $names " in
-	*" $want "*) ;;
-	*) fail "tools/list: tool $want is missing (got: $names)" ;;
-	esac
-done
-echo "   tools: $names"
-
-inspector open_local --method tools/call --tool-name open_local
-ok open_local
-sid=$(field open_local structuredContent.session_id)
-[ -n "$sid" ] || { cat "$tmp/open_local.json" >&2; fail "open_local: no session_id in the result"; }
-echo "   session $sid, state $(field open_local structuredContent.state), persistent $(field open_local structuredContent.persistent)"
-
-inspector send --method tools/call --tool-name send --tool-arg "session_id=$sid" --tool-arg "text=echo inspector-ok"
-ok send
-out=$(field send structuredContent.output)
-complete=$(field send structuredContent.complete)
-case "$out" in
-*inspector-ok*) ;;
-*) cat "$tmp/send.json" >&2; fail "send: the output does not contain inspector-ok (got: $out)" ;;
-esac
-[ "$complete" = true ] || { cat "$tmp/send.json" >&2; fail "send: complete is $complete, want true"; }
-echo "   output $out, complete $complete via $(field send structuredContent.via), exit_code $(field send structuredContent.exit_code)"
-
 # contains NAME PATH WANT fails unless field PATH of result NAME contains WANT.
 contains() {
 	local got
@@ -149,28 +132,100 @@ contains() {
 	esac
 }
 
-inspector resources-list --method resources/list
-contains resources-list resources 'ttymux://sessions'
-inspector templates-list --method resources/templates/list
-contains templates-list resourceTemplates 'ttymux://session/{id}/screen'
-inspector sessions-read --method resources/read --uri 'ttymux://sessions'
-contains sessions-read contents.0.text "\"session_id\":\"$sid\""
-# A new server process: reading the screen attaches the agent's session.
-inspector screen-read --method resources/read --uri "ttymux://session/$sid/screen"
-contains screen-read contents.0.text inspector-ok
-echo "   resources: ttymux://sessions lists $sid; its screen shows inspector-ok"
+run_checks() { # pkg
+	local pkg=$1
+	inspector tools-list --method tools/list
+	names=$(field tools-list tools | node -e '
+		const tools = JSON.parse(require("fs").readFileSync(0, "utf8") || "[]");
+		console.log(tools.map((t) => t.name).sort().join(" "));')
+	for want in open_local open_ssh open_serial send read resize list attach detach close serial_ports; do
+		case " $names " in
+		*" $want "*) ;;
+		*) fail "tools/list: tool $want is missing (got: $names)" ;;
+		esac
+	done
+	echo "   tools: $names"
 
-inspector prompts-list --method prompts/list
-for want in serial_bringup homelab_ssh service_failure; do
-	contains prompts-list prompts "\"name\":\"$want\""
+	case "$pkg" in
+	*@0.*) ;;
+	*)
+		# Inspector 2.x reports "Schema portability: N errors, M warnings";
+		# --strict prints each.
+		inspector tools-strict --method tools/list --strict
+		# (With nothing to report it prints no summary at all.)
+		if grep -q '^Warning\|^Error' "$tmp/tools-strict.err" ||
+			grep 'Schema portability:' "$tmp/tools-list.err" | grep -qv ' 0 errors, 0 warnings'; then
+			grep -v '^npm ' "$tmp/tools-strict.err" "$tmp/tools-list.err" >&2 || true
+			fail "tools/list: the Inspector reports schema portability problems"
+		fi
+		echo "   schema portability: 0 errors, 0 warnings"
+		;;
+	esac
+
+	inspector open_local --method tools/call --tool-name open_local
+	ok open_local
+	sid=$(field open_local structuredContent.session_id)
+	[ -n "$sid" ] || { cat "$tmp/open_local.json" >&2; fail "open_local: no session_id in the result"; }
+	echo "   session $sid, state $(field open_local structuredContent.state), persistent $(field open_local structuredContent.persistent)"
+
+	inspector send --method tools/call --tool-name send --tool-arg "session_id=$sid" --tool-arg "text=echo inspector-ok"
+	ok send
+	out=$(field send structuredContent.output)
+	complete=$(field send structuredContent.complete)
+	case "$out" in
+	*inspector-ok*) ;;
+	*) cat "$tmp/send.json" >&2; fail "send: the output does not contain inspector-ok (got: $out)" ;;
+	esac
+	[ "$complete" = true ] || { cat "$tmp/send.json" >&2; fail "send: complete is $complete, want true"; }
+	echo "   output $out, complete $complete via $(field send structuredContent.via), exit_code $(field send structuredContent.exit_code)"
+
+	# Parameters whose go-sdk schemas were type arrays (["null","boolean"],
+	# ["null","array"]), which Inspector 0.15 could not fill at all.
+	inspector send-noenter --method tools/call --tool-name send --tool-arg "session_id=$sid" \
+		--tool-arg 'text=echo keys-$((6*7))' --tool-arg enter=false --tool-arg wait=false
+	ok send-noenter
+	inspector send-keys --method tools/call --tool-name send --tool-arg "session_id=$sid" --tool-arg 'keys=["enter"]'
+	ok send-keys
+	inspector read-keys --method tools/call --tool-name read --tool-arg "session_id=$sid" --tool-arg mode=screen
+	contains read-keys structuredContent.output keys-42
+	inspector open-args --method tools/call --tool-name open_local --tool-arg command=/bin/sh \
+		--tool-arg 'args=["-c","echo args-ok; sleep 5"]' --tool-arg persistent=false --tool-arg rows=30
+	ok open-args
+	[ "$(field open-args structuredContent.persistent)" != true ] || { cat "$tmp/open-args.json" >&2; fail "open_local persistent=false: the session is persistent"; }
+	[ "$(field open-args structuredContent.rows)" = 30 ] || { cat "$tmp/open-args.json" >&2; fail "open_local rows=30: rows is $(field open-args structuredContent.rows)"; }
+	echo "   send enter=false wait=false, then keys=[\"enter\"]: the screen shows keys-42; open_local persistent=false args=[…] rows=30: ok"
+
+	inspector resources-list --method resources/list
+	contains resources-list resources 'ttymux://sessions'
+	inspector templates-list --method resources/templates/list
+	contains templates-list resourceTemplates 'ttymux://session/{id}/screen'
+	inspector sessions-read --method resources/read --uri 'ttymux://sessions'
+	contains sessions-read contents.0.text "\"session_id\":\"$sid\""
+	# A new server process: reading the screen attaches the agent's session.
+	inspector screen-read --method resources/read --uri "ttymux://session/$sid/screen"
+	contains screen-read contents.0.text inspector-ok
+	echo "   resources: ttymux://sessions lists $sid; its screen shows inspector-ok"
+
+	inspector prompts-list --method prompts/list
+	for want in serial_bringup homelab_ssh service_failure; do
+		contains prompts-list prompts "\"name\":\"$want\""
+	done
+	inspector prompts-get --method prompts/get --prompt-name service_failure --prompt-args service=nginx
+	contains prompts-get messages.0.content.text 'journalctl -u nginx'
+	echo "   prompts: serial_bringup homelab_ssh service_failure; service_failure renders"
+
+	inspector close --method tools/call --tool-name close --tool-arg "session_id=$sid"
+	ok close
+	[ "$(field close structuredContent.closed)" = true ] || { cat "$tmp/close.json" >&2; fail "close: closed is not true"; }
+	echo "   closed $sid"
+	echo "inspector-check: $pkg ok"
+}
+
+pkgs=(@modelcontextprotocol/inspector@0.15.0 @modelcontextprotocol/inspector@2.12.0)
+if [ -n "${INSPECTOR_PKG:-}" ]; then
+	pkgs=("$INSPECTOR_PKG")
+fi
+for pkg in "${pkgs[@]}"; do
+	run_checks "$pkg"
 done
-inspector prompts-get --method prompts/get --prompt-name service_failure --prompt-args service=nginx
-contains prompts-get messages.0.content.text 'journalctl -u nginx'
-echo "   prompts: serial_bringup homelab_ssh service_failure; service_failure renders"
-
-inspector close --method tools/call --tool-name close --tool-arg "session_id=$sid"
-ok close
-[ "$(field close structuredContent.closed)" = true ] || { cat "$tmp/close.json" >&2; fail "close: closed is not true"; }
-echo "   closed $sid"
-
-echo "inspector-check: ok (MCP Inspector $pkg: tools/list, open_local, send, resources, prompts, close)"
+echo "inspector-check: ok (MCP Inspector ${pkgs[*]}: tools/list, open_local, send, read, resources, prompts, close)"

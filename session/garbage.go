@@ -53,9 +53,11 @@ func badShare(b []byte) float64 {
 	return float64(bad) / float64(len(b))
 }
 
-// garbageNote returns the note for a serial session whose output b is
-// mostly not text, and "" otherwise.
-func (s *Session) garbageNote(b []byte) string {
+// garbageNote returns the note for a serial session whose output b, read
+// from offset from, is mostly not text, and "" otherwise. The read call it
+// names shows those bytes again: a plain read {mode: "hex"} would show only
+// what is unread, none of them.
+func (s *Session) garbageNote(b []byte, from int64) string {
 	if s.port == "" || len(b) < garbageMin {
 		return ""
 	}
@@ -67,5 +69,9 @@ func (s *Session) garbageNote(b []byte) string {
 	if baud := s.target.Serial.Baud; baud > 0 {
 		at = fmt.Sprintf(" at %d baud", baud)
 	}
-	return fmt.Sprintf("%.0f%% of this output is not text%s: the baud rate (or parity) is probably wrong; close the session and open_serial again with another baud, the usual ones being %s; read {mode: \"hex\"} shows the bytes", share*100, at, commonBauds)
+	where := fmt.Sprintf(`"from_offset":%d`, from)
+	if from <= 0 { // from_offset 0 means "not given": the first line is the same place
+		where = `"from_line":1`
+	}
+	return fmt.Sprintf(`%.0f%% of this output is not text%s: the baud rate (or parity) is probably wrong; close the session and open_serial again with another baud, the usual ones being %s; read {"session_id":%q,"mode":"hex",%s} shows the bytes`, share*100, at, commonBauds, s.id, where)
 }

@@ -763,7 +763,7 @@ func (s *Session) fill(r *Result, from, to int64, raw bool, c *command) {
 	if gone > 0 {
 		r.Note = fmt.Sprintf("%d bytes of output were produced faster than they were read and left the %d-byte log before this read", gone, s.ring.Size())
 	}
-	r.Note = joinNote(r.Note, s.garbageNote(b)) // garbage.go: a wrong baud rate
+	r.Note = joinNote(r.Note, s.garbageNote(b, to-int64(len(b)))) // garbage.go: a wrong baud rate
 	if raw {
 		out := redact(string(b), secrets)
 		if utf8.ValidString(out) {

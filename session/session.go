@@ -292,6 +292,13 @@ func (s *Session) pump() {
 	for {
 		n, err := s.conn.Read(buf)
 		at := s.now() // the chunk's arrival, before the screen takes its time
+		if ar, ok := s.conn.(transport.ArrivalReporter); ok && n > 0 {
+			// An agent that held the bytes while no server was attached
+			// says when they came (read {timestamps} after a restart).
+			if t, ok := ar.Arrival(); ok && t.Before(at) {
+				at = t
+			}
+		}
 		if n > 0 {
 			s.feedMu.Lock()
 			if !s.tapped(buf[:n]) {

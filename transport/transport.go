@@ -114,6 +114,15 @@ type SerialParams struct {
 	DTR, RTS string
 }
 
+// An ArrivalReporter knows when the bytes its last Read returned arrived
+// at the far end: an agent that held them while no reader was attached
+// (a server restarted) says when they came, which the reader's clock
+// cannot. Arrival is called by the reading goroutine, after a Read; ok is
+// false when the far end did not say (an older agent, live output).
+type ArrivalReporter interface {
+	Arrival() (at time.Time, ok bool)
+}
+
 // Resizer is implemented by Conns whose far end has a window size
 // (a PTY or an SSH pty-req). Resize delivers SIGWINCH or window-change.
 type Resizer interface {

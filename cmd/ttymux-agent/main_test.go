@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testhome"
 	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asAgentEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	os.Exit(testhome.Run(m))
 }
 
 const waitTimeout = 20 * time.Second

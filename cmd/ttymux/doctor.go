@@ -28,6 +28,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/internal/agentbuild"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/privdir"
 	"github.com/ttymux/ttymux/remote-agent/agentproto"
@@ -69,7 +70,8 @@ const doctorUsage = `usage: ttymux doctor [--json]
 Check what ttymux needs on this machine: the shell (and, on a terminal,
 that ttymux's hook survives your startup files), the ttymux-agent binary
 and its socket directory, the ssh client and its configuration, the agents
-for remote hosts, serial port permissions and the state directory. Each
+for remote hosts, serial port permissions, the state directory, the policy,
+the audit log, and which configuration directories are in use. Each
 line says ok, warn or fail, and how to fix what is missing. Nothing is
 changed and no agent is started.
 
@@ -95,7 +97,9 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*probeTimeout)
 	defer cancel()
-	checks := runChecks(ctx)
+	// The checks below then look where a server would (xdgenv.go).
+	xdg, xdgErr := adoptXDG()
+	checks := append(runChecks(ctx), checkXDG(xdg, xdgErr))
 	rep := doctorReport{OK: true, Checks: checks}
 	for _, c := range checks {
 		rep.OK = rep.OK && c.Status != statusFail
@@ -296,9 +300,10 @@ func stamped(v string) bool { return v != "devel" && v != "dev" && v != "" }
 // checkSocketDir: the agent refuses a socket directory that is not ours or
 // that others can enter (tmux's "has unsafe permissions"). A missing one is
 // created on first use when its parent is writable.
-func checkSocketDir() check {
-	c := check{Name: "agent-socket-dir"}
-	dir := agentsock.Dir()
+func checkSocketDir() (c check) {
+	c = check{Name: "agent-socket-dir"}
+	dir, why := agentsock.DirWhy()
+	defer func() { c.Detail += "; " + why }()
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		parent, perr := existingAncestor(filepath.Dir(dir))
 		if perr != nil {
@@ -499,16 +504,40 @@ func checkRemoteAgents() check {
 	switch {
 	case len(missing) == 0:
 		c.Status, c.Detail = statusOK, fmt.Sprintf("%s: all %d targets (%s)", dir, len(have), strings.Join(have, " "))
-	case len(have) == 0:
-		c.Status = statusWarn
-		c.Detail = fmt.Sprintf("no cross-built agents in %s: open_ssh {persistent: true} works only with hosts like this one (%s, from the local ttymux-agent)", dir, local)
-		c.Fix = "run ./install.sh, which cross-builds the agent for " + strings.Join(agent.Targets, " ")
+	case canBuildAgents(dir):
+		// install.sh builds only this system's agent by default; ttymux
+		// builds another system's from the recorded checkout when a host
+		// first needs it (agentbuild).
+		c.Status = statusOK
+		c.Detail = fmt.Sprintf("%s has %s; the others (%s) are built from the checkout install.sh recorded the first time a host needs one", dir, orNone(have), strings.Join(missing, " "))
 	default:
 		c.Status = statusWarn
-		c.Detail = fmt.Sprintf("%s has %s; missing %s", dir, strings.Join(have, " "), strings.Join(missing, " "))
-		c.Fix = "run ./install.sh to build every target"
+		c.Detail = fmt.Sprintf("%s has %s; missing %s, and they cannot be built when needed (no checkout recorded by install.sh, or no go on PATH): open_ssh {persistent: true} works only with hosts like this one (%s, from the local ttymux-agent) and those", dir, orNone(have), strings.Join(missing, " "), local)
+		c.Fix = "in a ttymux checkout, run ./install.sh --agents all (every target now) or ./install.sh (the others built when first needed)"
 	}
 	return c
+}
+
+// canBuildAgents reports whether ttymux can build a missing agent when a
+// host needs it: install.sh recorded a checkout at this version and go is
+// on PATH.
+func canBuildAgents(dir string) bool {
+	src, err := agentbuild.ReadSource(dir)
+	if err != nil || src.Version != version() {
+		return false
+	}
+	if fi, err := os.Stat(src.Dir); err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = exec.LookPath("go")
+	return err == nil
+}
+
+func orNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, " ")
 }
 
 // serialGroups are the groups that own serial devices: dialout on Debian,

@@ -130,13 +130,43 @@ func TestDoctorScratchMachine(t *testing.T) {
 		"ssh-client":       {statusWarn, "no ssh on PATH", "fix: install the OpenSSH client", "openssh-client"},
 		"ssh-config":       {statusOK, filepath.Join(home, ".ssh", "config") + " parses", "ssh_config"},
 		"known-hosts":      {statusOK, filepath.Join(home, ".ssh", "known_hosts") + " (1 entries)"},
-		"remote-agents":    {statusWarn, "linux-amd64 linux-arm64", "missing linux-armv7", "fix: run ./install.sh"},
+		"remote-agents":    {statusWarn, "linux-amd64 linux-arm64", "missing linux-armv7", "cannot be built when needed", "fix: in a ttymux checkout, run ./install.sh --agents all"},
 		"serial":           {statusOK},
 		"state-dir":        {statusOK, filepath.Join(home, ".cache", "ttymux")},
 	})
 	if !strings.Contains(out, "0 fail\n") {
 		t.Errorf("summary line missing:\n%s", out)
 	}
+}
+
+// TestDoctorAgentsBuiltWhenNeeded: install.sh builds only this system's
+// agent, and ttymux builds another system's from the checkout install.sh
+// recorded when a host first needs it. With a recorded checkout at this
+// version and go on PATH, missing agents are fine; doctor used to send the
+// user to ./install.sh, which no longer builds them by default.
+func TestDoctorAgentsBuiltWhenNeeded(t *testing.T) {
+	root := shortTempDir(t)
+	home := filepath.Join(root, "home")
+	agents := filepath.Join(home, ".local", "share", "ttymux", "agents")
+	writeFile(t, filepath.Join(agents, "linux-amd64", "ttymux-agent"), "#!/bin/sh\n", 0o755)
+	out, err := exec.Command(ttymuxBinary(t), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "ttymux ")
+	checkout, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(agents, "source"), checkout+"\n"+ver+"\n", 0o600)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	got, all, _ := runDoctor(t, "", doctorEnv(root, filepath.Dir(goBin)))
+	wantLines(t, got, all, map[string][]string{
+		"remote-agents": {statusOK, "has linux-amd64", "built from the checkout install.sh recorded the first time a host needs one"},
+	})
 }
 
 // TestDoctorFailures breaks one thing per check on a scratch machine and
@@ -184,7 +214,7 @@ func TestDoctorFailures(t *testing.T) {
 		"ssh-client":       {statusWarn, "fix:"},
 		"ssh-config":       {statusFail, "notaport", "fix:"},
 		"known-hosts":      {statusWarn, "accept_new_host_key"},
-		"remote-agents":    {statusWarn, "no cross-built agents", "fix: run ./install.sh"},
+		"remote-agents":    {statusWarn, "has none", "cannot be built when needed", "fix: in a ttymux checkout, run ./install.sh"},
 		"state-dir":        {statusFail, "/dev/null/cache/ttymux", "fix:", "XDG_CACHE_HOME"},
 	})
 	// bash is not on this PATH, but doctor finds it where it usually is.

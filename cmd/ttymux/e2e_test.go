@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/testhome"
 )
 
 var (
@@ -30,11 +32,14 @@ func TestMain(m *testing.M) {
 	if os.Getenv(noopServerEnv) == "1" {
 		os.Exit(runNoopServer())
 	}
+	// HOME and every XDG directory private: no test (and no server it
+	// starts) reads the user's policy or writes the user's audit log.
+	testhome.Private()
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir) // best effort
 	}
-	os.Exit(code)
+	testhome.Cleanup(code)
 }
 
 // ttymuxBinary builds cmd/ttymux once per test run.

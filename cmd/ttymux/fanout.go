@@ -87,7 +87,7 @@ func fanoutToolDef() toolDef {
 			"Each host's full output is the resource ttymux://fanout/{fanout_id}/{host}. For an interactive shell on one host use open_ssh.",
 		Annotations: &mcp.ToolAnnotations{Title: "Run a command on many hosts", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		InputSchema: in,
-	}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.fanout) }}
+	}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.fanout) }}
 }
 
 func (h *handlers) fanout(ctx context.Context, req *mcp.CallToolRequest, in FanoutIn) (*mcp.CallToolResult, fanout.Report, error) {

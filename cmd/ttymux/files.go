@@ -504,12 +504,12 @@ func fileToolDefs() []toolDef {
 			Name:        "upload",
 			Description: "Copy a file to where a session (or an SSH host) is: from local_path on this machine (the bytes never pass through you) or from content (text up to 1 MiB). Written to a temporary name and renamed only once the sha256 of both ends match. Goes over the filesystem, the session's SSH connection (SFTP), or through the terminal for a shell typed into the session (ssh, docker exec, a serial console); protocol ymodem/xmodem feeds a serial bootloader.",
 			Annotations: &mcp.ToolAnnotations{Title: "Upload a file", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.upload) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.upload) }},
 		{&mcp.Tool{
 			Name:        "download",
 			Description: "Copy a file from where a session (or an SSH host) is to local_path on this machine (the bytes never pass through you), verified by sha256; without local_path a text file of at most 1 MiB comes back as content.",
 			Annotations: &mcp.ToolAnnotations{Title: "Download a file", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.download) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.download) }},
 	}
 }
 

@@ -86,9 +86,15 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, cfg httpConfig, stderr io.W
 // httpHandler is the MCP endpoint at httpPath behind the Origin check and
 // the bearer token.
 func httpHandler(srv *mcp.Server, token string, listenAny bool, log *slog.Logger) http.Handler {
+	// The event store makes the SDK start every SSE stream with a priming
+	// event (SEP-1699), so a client that lost a stream resumes it with
+	// Last-Event-ID instead of losing a result; 4 MiB of events are kept.
+	events := mcp.NewMemoryEventStore(nil)
+	events.SetMaxBytes(4 << 20)
 	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Logger:         log,
 		SessionTimeout: 30 * time.Minute, // a client that vanished without DELETE
+		EventStore:     events,
 	})
 	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
 		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
@@ -96,11 +102,40 @@ func httpHandler(srv *mcp.Server, token string, listenAny bool, log *slog.Logger
 		}
 		return &auth.TokenInfo{UserID: "ttymux"}, nil
 	}
-	authed := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mh)
+	authed := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(rpcGuard(mh, &httpGuard{}))
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, checkOrigin(authed, listenAny))
+	mux.Handle(httpPath, checkOrigin(challenge(authed), listenAny))
 	return mux
 }
+
+// challenge adds the WWW-Authenticate header RFC 6750 (section 3) asks of
+// a 401, which the SDK's RequireBearerToken sends only along OAuth
+// metadata: "Bearer" with error="invalid_token" when a token was given
+// and is wrong.
+func challenge(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&challengeWriter{ResponseWriter: w, tokenSent: r.Header.Get("Authorization") != ""}, r)
+	})
+}
+
+type challengeWriter struct {
+	http.ResponseWriter
+	tokenSent bool
+}
+
+func (c *challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
+		v := `Bearer realm="ttymux"`
+		if c.tokenSent {
+			v += `, error="invalid_token", error_description="the bearer token is not this server's (see its token file)"`
+		}
+		c.Header().Set("WWW-Authenticate", v)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach Flush.
+func (c *challengeWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // checkOrigin refuses a request a web page sent from another origin: an
 // Origin header, when present, must name a loopback host (or, with

@@ -16,6 +16,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -132,6 +133,13 @@ func kinds(ssh *sshconn.Opener, log *slog.Logger) []session.Kind {
 	}
 }
 
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -150,12 +158,19 @@ func serve(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	log := newLogger(stderr)
+	// Before anything reads a config or state path (xdgenv.go). The flag
+	// defaults above were computed from the environment as started: the
+	// hosts file follows the adopted XDG_CONFIG_HOME too unless given.
+	syncXDG(log)
+	if !flagSet(fs, "hosts") {
+		*hostsFile = fanout.GroupsFile()
+	}
 	pol, err := loadPolicy(*policyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "ttymux: bad policy, not starting: %v\n", err)
 		return 2
 	}
-	log := newLogger(stderr)
 	al, err := audit.Open(auditPath(*auditFile))
 	if err != nil {
 		log.Warn("no audit log", "err", err)
@@ -203,7 +218,9 @@ func serve(args []string, stderr io.Writer) int {
 	// just that call: allow room for the largest send (session.MaxSendBytes)
 	// even when JSON escaping makes every byte six ("\u0000"), so an
 	// oversized paste gets send's own error instead (issue #8).
-	if err := srv.Run(ctx, &mcp.StdioTransport{MaxLineLength: maxRequestLine}); err != nil && ctx.Err() == nil {
+	// lineTransport (wire.go), not mcp.StdioTransport: a malformed line
+	// gets a JSON-RPC error instead of ending the server.
+	if err := srv.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout, maxLine: maxRequestLine, log: log}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		log.Error("server stopped", "err", err)
 		return 1
 	}

@@ -197,7 +197,7 @@ func TestErrorsAreActionable(t *testing.T) {
 		{"unknown key", "send", map[string]any{"session_id": id, "keys": []string{"hyper+q"}}, "unknown key"},
 		{"zero size", "resize", map[string]any{"session_id": id, "rows": 0, "cols": 80}, "between 1 and 1000"},
 		{"negative size", "resize", map[string]any{"session_id": id, "rows": -3, "cols": 80}, "between 1 and 1000"},
-		{"open with half a size", "open_local", map[string]any{"rows": 10}, "both"},
+		{"open with an impossible size", "open_local", map[string]any{"rows": 5000}, "rows and cols are 1-1000"},
 		{"bad mode", "read", map[string]any{"session_id": id, "mode": "everything"}, "use new, screen, diff or range"},
 		{"missing parameter", "send", map[string]any{"text": "ls"}, "session_id"},
 		{"destructive", "send", map[string]any{"session_id": id, "text": "mkfs.ext4 /dev/sda1"}, "confirm: true"},

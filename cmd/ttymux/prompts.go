@@ -95,7 +95,7 @@ func registerPrompts(srv *mcp.Server) {
 			args := req.Params.Arguments
 			for _, a := range d.prompt.Arguments {
 				if a.Required && strings.TrimSpace(args[a.Name]) == "" {
-					return nil, fmt.Errorf("prompt %s needs the argument %q (%s)", d.prompt.Name, a.Name, a.Description)
+					return nil, invalidParams("prompt %s needs the argument %q (%s)", d.prompt.Name, a.Name, a.Description)
 				}
 			}
 			return &mcp.GetPromptResult{

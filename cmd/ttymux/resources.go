@@ -131,7 +131,7 @@ func (rs *resources) readSession(ctx context.Context, req *mcp.ReadResourceReque
 	uri := req.Params.URI
 	id, what, err := parseSessionURI(uri)
 	if err != nil {
-		return nil, err
+		return nil, invalidParams("%v", err)
 	}
 	s, err := rs.mgr.Get(ctx, id)
 	if err != nil {
@@ -154,7 +154,7 @@ func (rs *resources) readSession(ctx context.Context, req *mcp.ReadResourceReque
 	case strings.HasPrefix(what, "lines/"):
 		from, to, err := parseLineRange(strings.TrimPrefix(what, "lines/"))
 		if err != nil {
-			return nil, fmt.Errorf("resource %s: %v", uri, err)
+			return nil, invalidParams("resource %s: %v", uri, err)
 		}
 		r, err := s.Read(ctx, session.ReadRequest{Mode: "range", FromLine: from, ToLine: to})
 		if err != nil {
@@ -273,10 +273,14 @@ func (rs *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) e
 	uri := req.Params.URI
 	id, what, err := parseSessionURI(uri)
 	if err != nil || what != "screen" {
-		return fmt.Errorf("only screens can be subscribed to (ttymux://session/<id>/screen), not %s", uri)
+		return invalidParams("only screens can be subscribed to (ttymux://session/<id>/screen), not %s", uri)
 	}
 	s, err := rs.mgr.Get(ctx, id)
 	if err != nil {
+		var nf *session.NotFoundError
+		if errors.As(err, &nf) {
+			return mcp.ResourceNotFoundError(uri)
+		}
 		return err
 	}
 	rs.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -586,6 +587,19 @@ func TestSerialWrongBaudNote(t *testing.T) {
 	call(t, cs, "read", map[string]any{"session_id": open.ID, "wait": true, "until": "~", "timeout_ms": 10000}, &r)
 	if !strings.Contains(r.Note, "not text at 115200 baud") || !strings.Contains(r.Note, "9600") {
 		t.Fatalf("no wrong-baud note: %+v", r)
+	}
+	// The note names a read that shows those bytes (it said read {mode:
+	// "hex"}, which answered "no bytes in that range": they had been read).
+	_, hexCall, ok := strings.Cut(r.Note, "read {")
+	hexCall, _, _ = strings.Cut(hexCall, "} shows the bytes")
+	var args map[string]any
+	if !ok || json.Unmarshal([]byte("{"+hexCall+"}"), &args) != nil {
+		t.Fatalf("the note names no read call: %q", r.Note)
+	}
+	var h session.Result
+	call(t, cs, "read", args, &h)
+	if !strings.Contains(h.Output, "7e") || strings.Contains(h.Note, "no bytes") {
+		t.Fatalf("read %v, from the note: %+v", args, h)
 	}
 }
 

@@ -46,7 +46,9 @@ func readSchema() *jsonschema.Schema {
 		panic(err)
 	}
 	if p := in.Properties["timestamps"]; p != nil {
-		p.Type, p.Types = "", []string{"boolean", "string"}
+		// One type for every client (schema.go); readStamps still takes
+		// the booleans earlier versions documented.
+		p.Type, p.Types = "string", nil
 	}
 	return in
 }

@@ -134,7 +134,7 @@ type ReadIn struct {
 	Raw       bool   `json:"raw,omitempty" jsonschema:"return bytes untouched instead of rendered text"`
 	Detail    bool   `json:"detail,omitempty" jsonschema:"also return positions, elapsed_ms, mode and session_id, which a result otherwise carries only when its output was folded, cut or has a gap, or in range mode"`
 	// Serial bring-up (serialtools.go).
-	Timestamps Stamps `json:"timestamps,omitempty" jsonschema:"prefix each line with when its first byte arrived: true for seconds since the session started ([  12.345]), \"iso\" for UTC time; modes new, range and hex"`
+	Timestamps Stamps `json:"timestamps,omitempty" jsonschema:"prefix each line with when its first byte arrived: \"relative\" for seconds since the session started ([  12.345]), \"iso\" for UTC time; modes new, range and hex"`
 	FromOffset int64  `json:"from_offset,omitempty" jsonschema:"mode hex: first byte offset in the session log (next_offset of an earlier result); without it and from_line, hex shows the output not read yet"`
 }
 
@@ -196,59 +196,59 @@ func toolDefs() []toolDef {
 			Name:        "open_local",
 			Description: "Start a local shell or program in a real terminal (PTY). Returns a session_id for send/read. The shell gets ttymux's integration, so every command comes back with its exit code.",
 			Annotations: &mcp.ToolAnnotations{Title: "Open a local terminal", DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openLocal) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.openLocal) }},
 		{&mcp.Tool{
 			Name:        "open_ssh",
 			Description: "Open a shell on a remote host over SSH, resolved like OpenSSH would (ssh_config aliases, ProxyJump, agent/keys/password, known_hosts). One connection per host is shared by its sessions; the remote bash/zsh gets ttymux's integration, so commands come back with exit codes.",
 			Annotations: &mcp.ToolAnnotations{Title: "Open an SSH terminal", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openSSH) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.openSSH) }},
 		{&mcp.Tool{
 			Name:        "open_serial",
 			Description: "Open a serial console (routers, boards, microcontrollers). Output flows into the session from the moment the port opens (a boot log is kept in full); keys [\"break\"], [\"dtr:pulse\"], [\"rts:on\"] control the line. Use until or the prompt (U-Boot '=> ', BusyBox '# ', 'login:') to know when a command is done.",
 			Annotations: &mcp.ToolAnnotations{Title: "Open a serial console", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.openSerial) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.openSerial) }},
 		{&mcp.Tool{
 			Name:        "serial_ports",
 			Description: "List serial ports with USB vendor/product ids, product name and serial number.",
 			Annotations: &mcp.ToolAnnotations{Title: "List serial ports", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.serialPorts) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.serialPorts) }},
 		{&mcp.Tool{
 			Name:        "send",
 			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, mark, prompt, shell, timeout), exit_code and state.",
 			Annotations: &mcp.ToolAnnotations{Title: "Type into a terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 			InputSchema: sendSchema(),
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.send) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.send) }},
 		{&mcp.Tool{
 			Name:        "read",
 			Description: "Read a session's output without typing: new output since the last read (optionally waiting for the running command), the rendered screen, a diff of the screen, an exact range of session lines, or a hex dump of the bytes; timestamps give each line's arrival time.",
 			Annotations: &mcp.ToolAnnotations{Title: "Read terminal output", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 			InputSchema: readSchema(),
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.read) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.read) }},
 		{&mcp.Tool{
 			Name:        "resize",
 			Description: "Change a session's terminal size (the program receives SIGWINCH).",
 			Annotations: &mcp.ToolAnnotations{Title: "Resize a terminal", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.resize) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.resize) }},
 		{&mcp.Tool{
 			Name:        "list",
 			Description: "List open sessions with transport, state, foreground program and idle time, and open port forwards.",
 			Annotations: &mcp.ToolAnnotations{Title: "List terminals", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.list) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.list) }},
 		{&mcp.Tool{
 			Name:        "attach",
 			Description: "Re-attach a persistent session (after a detach, or one an earlier server started): returns its state and the output produced since the model last read it. Plain send/read on a known session_id attach automatically; list shows detached sessions.",
 			Annotations: &mcp.ToolAnnotations{Title: "Attach a persistent terminal", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.attach) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.attach) }},
 		{&mcp.Tool{
 			Name:        "detach",
 			Description: "Disconnect from a persistent session but keep it running in the ttymux agent; attach (or any call with its session_id) resumes it with nothing lost.",
 			Annotations: &mcp.ToolAnnotations{Title: "Detach a terminal", IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.detach) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.detach) }},
 		{&mcp.Tool{
 			Name:        "close",
 			Description: "End a session: its program is hung up (also in the agent, for a persistent session) and the session is forgotten, with its forwards. Use detach to keep it running. With forward_id, close that port forward instead.",
 			Annotations: &mcp.ToolAnnotations{Title: "Close a terminal", DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
-		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.close) }},
+		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.close) }},
 		fanoutToolDef(),
 		forwardToolDef(),
 	}, fileToolDefs()...)
@@ -295,7 +295,7 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *
 	}
 	registerPrompts(srv)
 	// sync wraps the panic recovery: a call that panicked is synced too.
-	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log))
+	srv.AddReceivingMiddleware(rs.syncAfterTools, recoverPanics(log), checkToolParams, readStamps)
 	return srv
 }
 
@@ -326,8 +326,9 @@ func textResult(text string) *mcp.CallToolResult {
 }
 
 func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in OpenLocalIn) (*mcp.CallToolResult, OpenOut, error) {
-	if in.Rows < 0 || in.Cols < 0 || (in.Rows == 0) != (in.Cols == 0) {
-		return nil, OpenOut{}, fmt.Errorf("rows and cols must both be given as positive numbers (e.g. rows 40, cols 120), or both left out")
+	size, err := openSize(in.Rows, in.Cols)
+	if err != nil {
+		return nil, OpenOut{}, err
 	}
 	env := make([]string, 0, len(in.Env))
 	keys := make([]string, 0, len(in.Env))
@@ -349,7 +350,7 @@ func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in O
 		Persistent: in.Persistent == nil || *in.Persistent,
 		Target: transport.Target{
 			Command: in.Command, Args: in.Args, Dir: in.Cwd, Env: env,
-			Size: transport.Size{Rows: in.Rows, Cols: in.Cols},
+			Size: size,
 		},
 	}, in.Confirm)
 	if ask != nil {
@@ -370,6 +371,16 @@ func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in O
 		text += "\n" + out.Output
 	}
 	return textResult(text), out, nil
+}
+
+// openSize is the terminal size an open asks for: rows and cols each
+// default on their own (40 and 120, transport.DefaultSize), so rows 30
+// alone is 30x120.
+func openSize(rows, cols int) (transport.Size, error) {
+	if rows < 0 || cols < 0 || rows > 1000 || cols > 1000 {
+		return transport.Size{}, fmt.Errorf("rows and cols are 1-1000 (default %d rows, %d cols); got rows %d, cols %d", transport.DefaultSize.Rows, transport.DefaultSize.Cols, rows, cols)
+	}
+	return transport.Size{Rows: cmp.Or(rows, transport.DefaultSize.Rows), Cols: cmp.Or(cols, transport.DefaultSize.Cols)}, nil
 }
 
 // recordingText is the short text form of where a session records.
@@ -664,8 +675,9 @@ func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in Ope
 	if strings.TrimSpace(in.Host) == "" {
 		return nil, OpenOut{}, errors.New("host is required: an ssh_config alias or a host name")
 	}
-	if in.Rows < 0 || in.Cols < 0 || (in.Rows == 0) != (in.Cols == 0) {
-		return nil, OpenOut{}, fmt.Errorf("rows and cols must both be given as positive numbers (e.g. rows 40, cols 120), or both left out")
+	size, err := openSize(in.Rows, in.Cols)
+	if err != nil {
+		return nil, OpenOut{}, err
 	}
 	if in.Port < 0 || in.Port > 65535 {
 		return nil, OpenOut{}, fmt.Errorf("port %d is not a TCP port (1-65535)", in.Port)
@@ -679,7 +691,7 @@ func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in Ope
 			Host: in.Host, User: in.User, Port: in.Port, IdentityFile: in.IdentityFile,
 			Password: in.Password, Jump: in.Jump, Command: in.Command,
 			AcceptNewHostKey: in.AcceptNewHostKey,
-			Size:             transport.Size{Rows: in.Rows, Cols: in.Cols},
+			Size:             size,
 		},
 		Persistent: in.Persistent != nil && *in.Persistent,
 	}

@@ -42,16 +42,40 @@ const What = "agent socket directory"
 // another user could write to: a socket there could be someone else's.
 type UnsafeDirError = privdir.UnsafeDirError
 
+// runUserBase is where systemd-logind makes each user's runtime directory,
+// /run/user/<uid> (pam_systemd(8)), the directory a login's
+// XDG_RUNTIME_DIR names. A variable only so that a test can build a binary
+// that looks elsewhere (go build -ldflags -X).
+var runUserBase = "/run/user"
+
 // Dir returns the per-user directory that holds the agent's socket:
-// $XDG_RUNTIME_DIR/ttymux when XDG_RUNTIME_DIR is set (a per-user tmpfs that
-// systemd-logind creates with mode 0700 and removes at logout), otherwise
-// /tmp/ttymux-<euid>, as tmux uses /tmp/tmux-<uid> (not $TMPDIR: every
-// client must agree).
+//
+//  1. $XDG_RUNTIME_DIR/ttymux when XDG_RUNTIME_DIR is set (a per-user tmpfs
+//     that systemd-logind creates with mode 0700 and removes at logout);
+//  2. otherwise /run/user/<euid>/ttymux when /run/user/<euid> is a
+//     directory of this user with no access for others: the same directory
+//     a login session's XDG_RUNTIME_DIR names, so a server that an MCP client
+//     started with a stripped environment (the TypeScript SDK passes only
+//     HOME, LOGNAME, PATH, SHELL, TERM and USER) finds the user's agent
+//     instead of starting a second, hidden one;
+//  3. otherwise /tmp/ttymux-<euid>, as tmux uses /tmp/tmux-<uid> (not
+//     $TMPDIR: every client must agree).
 func Dir() string {
+	d, _ := DirWhy()
+	return d
+}
+
+// DirWhy returns Dir and, for ttymux doctor, why that directory.
+func DirWhy() (dir, why string) {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "ttymux")
+		return filepath.Join(d, "ttymux"), "XDG_RUNTIME_DIR is set"
 	}
-	return "/tmp/ttymux-" + strconv.Itoa(os.Geteuid())
+	uid := strconv.Itoa(os.Geteuid())
+	run := filepath.Join(runUserBase, uid)
+	if privdir.Check(run, "runtime directory") == nil {
+		return filepath.Join(run, "ttymux"), "XDG_RUNTIME_DIR is not set; " + run + " is this user's private runtime directory, the one a login's XDG_RUNTIME_DIR names"
+	}
+	return "/tmp/ttymux-" + uid, "XDG_RUNTIME_DIR is not set and " + run + " is not a private directory of this user"
 }
 
 // Path returns the socket of this protocol version in dir:

@@ -24,6 +24,9 @@ func shortDir(t *testing.T) string {
 }
 
 func TestPaths(t *testing.T) {
+	base := t.TempDir()
+	defer func(old string) { runUserBase = old }(runUserBase)
+	runUserBase = base
 	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
 	if got := Dir(); got != "/run/user/1000/ttymux" {
 		t.Errorf("Dir = %q", got)
@@ -31,6 +34,36 @@ func TestPaths(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	if got, want := Default(), "/tmp/ttymux-"+strconv.Itoa(os.Geteuid())+"/agent-v1.sock"; got != want {
 		t.Errorf("Default = %q, want %q", got, want)
+	}
+}
+
+// TestDirRunUser: without XDG_RUNTIME_DIR the socket goes where a login's
+// XDG_RUNTIME_DIR would have put it, /run/user/<uid>, when that is a
+// private directory of this user; otherwise /tmp/ttymux-<uid>. A server
+// started with a stripped environment got a second, hidden agent under
+// /tmp/ttymux-<uid>.
+func TestDirRunUser(t *testing.T) {
+	base := t.TempDir()
+	defer func(old string) { runUserBase = old }(runUserBase)
+	runUserBase = base
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	uid := strconv.Itoa(os.Geteuid())
+	run := filepath.Join(base, uid)
+	tmp := "/tmp/ttymux-" + uid
+	if got, why := DirWhy(); got != tmp || !strings.Contains(why, "not a private directory") {
+		t.Errorf("no %s: Dir = %q (%s), want %s", run, got, why, tmp)
+	}
+	if err := os.Mkdir(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got, why := DirWhy(); got != filepath.Join(run, "ttymux") || !strings.Contains(why, "XDG_RUNTIME_DIR is not set") {
+		t.Errorf("with %s (0700): Dir = %q (%s)", run, got, why)
+	}
+	if err := os.Chmod(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Dir(); got != tmp {
+		t.Errorf("with %s (0755): Dir = %q, want %s", run, got, tmp)
 	}
 }
 

@@ -49,12 +49,13 @@ const (
 	TypeHello       Type = 21 // C→A: before the request, ask the agent to prove it is the user's
 	TypeHelloReply  Type = 22 // A→C: the proof (or why there is none)
 	TypeRedact      Type = 23 // C→A: mask a range of the session's output (a secret's echo)
+	TypeStamps      Type = 24 // A→C: when the output from each offset arrived
 )
 
 func (t Type) String() string {
 	names := [...]string{"", "Create", "Attach", "AttachReply", "List", "ListReply", "Input", "Output",
 		"Resize", "Signal", "Detach", "Exit", "Foreground", "SetMeta", "Kill", "Reply", "Stop", "Gap",
-		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact"}
+		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact", "Stamps"}
 	if int(t) < len(names) && names[t] != "" {
 		return names[t]
 	}

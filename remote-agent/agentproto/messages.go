@@ -227,6 +227,16 @@ type Input struct{ Data []byte }
 // No reply; an agent that predates it skips it.
 type Redact struct{ From, To int64 }
 
+// Stamps says when output arrived at the agent: the bytes from Offsets[i]
+// on (up to the next offset) arrived at Times[i], in Unix nanoseconds.
+// The agent sends it before the Output frames it covers, so a client that
+// attaches later (a restarted server) stamps each line with when it came,
+// not with when it was replayed. A client that predates it skips it.
+type Stamps struct {
+	Offsets []int64
+	Times   []int64
+}
+
 // Hello, sent before the request, asks the agent to prove that it runs as
 // the user the client expects: it must read the token file at TokenPath (a
 // 0600 file of that user's, written when the agent was installed) and
@@ -514,6 +524,14 @@ func Marshal(m any) (Type, []byte) {
 		e.i(m.From)
 		e.i(m.To)
 		return TypeRedact, e.b
+	case Stamps:
+		n := min(len(m.Offsets), len(m.Times))
+		e.u(uint64(n))
+		for i := range n {
+			e.i(m.Offsets[i])
+			e.i(m.Times[i])
+		}
+		return TypeStamps, e.b
 	case Hello:
 		e.str(m.TokenPath)
 		e.bytes(m.Nonce)
@@ -635,6 +653,17 @@ func Unmarshal(f Frame) (any, error) {
 		m = Reply{Status: d.status(), Message: d.str("message")}
 	case TypeRedact:
 		m = Redact{From: d.i("from"), To: d.i("to")}
+	case TypeStamps:
+		n := d.u("count")
+		if n > uint64(len(d.b)) {
+			d.fail("count")
+		}
+		var s Stamps
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			s.Offsets = append(s.Offsets, d.i("offset"))
+			s.Times = append(s.Times, d.i("time"))
+		}
+		m = s
 	case TypeHello:
 		m = Hello{TokenPath: d.str("token path"), Nonce: d.bytes("nonce")}
 	case TypeHelloReply:

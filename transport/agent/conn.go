@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,12 @@ type Conn struct {
 	gap     *transport.GapError // reported by the next Read
 	rerr    error               // sticky: once set, Read returns it
 	off     atomic.Int64        // offset of the next byte Read returns
+	// stamps says when output arrived at the agent (Stamps frames): the
+	// bytes from stampOffs[i] on came at stampNs[i] (Unix ns). arrival is
+	// that of the last Read's bytes.
+	stampOffs, stampNs []int64
+	arrival            time.Time
+	arrivalOK          bool
 
 	wmu  sync.Mutex // serialises frame writes; protects the following
 	werr error      // sticky: a failed or partial write spoils the stream
@@ -108,6 +115,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, g
 		}
 		if len(c.pending) > 0 {
+			if len(p) > len(c.pending) {
+				p = p[:len(c.pending)]
+			}
+			p = c.stampRead(p)
 			n := copy(p, c.pending)
 			c.pending = c.pending[n:]
 			c.off.Add(int64(n))
@@ -144,7 +155,7 @@ func (c *Conn) readFrame() error {
 		}
 		c.output(off, f.Payload[n:])
 		return nil
-	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply, agentproto.TypeLink:
+	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply, agentproto.TypeLink, agentproto.TypeStamps:
 	default:
 		c.log.Debug("skipping agent frame", "type", f.Type)
 		return nil // an AttachReply or a type newer than this client
@@ -155,6 +166,8 @@ func (c *Conn) readFrame() error {
 		return c.broken(err)
 	}
 	switch m := m.(type) {
+	case agentproto.Stamps:
+		c.addStamps(m)
 	case agentproto.Gap:
 		next := c.off.Load()
 		if m.To > next {
@@ -191,6 +204,50 @@ func (c *Conn) readFrame() error {
 	}
 	return nil
 }
+
+// addStamps keeps the arrival times the agent sent, dropping those of
+// bytes already returned (but the one covering the next byte).
+func (c *Conn) addStamps(m agentproto.Stamps) {
+	for i, off := range m.Offsets {
+		if n := len(c.stampOffs); n > 0 && off <= c.stampOffs[n-1] {
+			continue // out of order or repeated: keep the first
+		}
+		c.stampOffs = append(c.stampOffs, off)
+		c.stampNs = append(c.stampNs, m.Times[i])
+	}
+	next := c.off.Load()
+	i := sort.Search(len(c.stampOffs), func(i int) bool { return c.stampOffs[i] > next })
+	if i > 1 {
+		c.stampOffs = append(c.stampOffs[:0], c.stampOffs[i-1:]...)
+		c.stampNs = append(c.stampNs[:0], c.stampNs[i-1:]...)
+	}
+}
+
+// stampRead sets the arrival of a Read of p at the next offset and cuts p
+// where the bytes of a later arrival begin, so that one Read's bytes share
+// one arrival.
+func (c *Conn) stampRead(p []byte) []byte {
+	c.arrival, c.arrivalOK = time.Time{}, false
+	if len(c.stampOffs) == 0 {
+		return p
+	}
+	off := c.off.Load()
+	i := sort.Search(len(c.stampOffs), func(i int) bool { return c.stampOffs[i] > off })
+	if i > 0 && c.stampNs[i-1] != 0 { // 0: the agent's stamps end there
+		c.arrival, c.arrivalOK = time.Unix(0, c.stampNs[i-1]), true
+	}
+	if i < len(c.stampOffs) {
+		if lim := c.stampOffs[i] - off; lim < int64(len(p)) {
+			p = p[:lim]
+		}
+	}
+	return p
+}
+
+// Arrival reports when the bytes the last Read returned arrived at the
+// agent, when the agent said (transport.ArrivalReporter). Only the
+// goroutine that calls Read may call it.
+func (c *Conn) Arrival() (time.Time, bool) { return c.arrival, c.arrivalOK }
 
 // output queues data, which starts at offset off, for Read.
 func (c *Conn) output(off int64, data []byte) {

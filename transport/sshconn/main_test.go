@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/ttymux/ttymux/internal/testhome"
 )
 
 // TestMain fails the run if a goroutine started by the package outlives
@@ -18,6 +20,7 @@ import (
 // It polls for a few seconds, as goleak does, because goroutines finish
 // their last instructions after the Wait that released their owner.
 func TestMain(m *testing.M) {
+	testhome.Private() // HOME and the XDG directories private
 	code := m.Run()
 	if code == 0 {
 		if leaked := packageGoroutines(5 * time.Second); leaked != "" {
@@ -30,7 +33,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	testhome.Cleanup(code)
 }
 
 // ownFrame matches a stack frame in the package's non-test files.
