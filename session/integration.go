@@ -14,19 +14,22 @@ import (
 	"github.com/ttymux/ttymux/transport"
 )
 
-//go:embed shellinit/bashrc shellinit/zshenv
+//go:embed shellinit/bashrc shellinit/zshenv shellinit/shrc
 var shellinit embed.FS
 
-// shellKind names the shells ttymux knows how to integrate with, by the base
-// name of their program.
+// shellKind names the shells ttymux knows, by the base name of their
+// program: bash and zsh (their own hooks), "posix" for those that read
+// $ENV and expand $? in PS1 (shellinit/shrc), "shell" for other shells.
 func shellKind(program string) string {
 	base := filepath.Base(program)
 	base = strings.TrimPrefix(base, "-")
 	switch base {
 	case "bash", "zsh":
 		return base
-	case "sh", "dash", "ash", "ksh", "mksh", "fish", "tcsh", "csh", "busybox":
+	case "sh", "dash", "ash", "ksh", "mksh", "busybox":
 		return "posix"
+	case "fish", "tcsh", "csh":
+		return "shell"
 	}
 	return ""
 }
@@ -57,7 +60,7 @@ func writeShellInit(dir string) (string, error) {
 			return "", fmt.Errorf("shell integration: %w", err)
 		}
 	}
-	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv"} {
+	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv", "shellinit/shrc": "shrc"} {
 		b, err := shellinit.ReadFile(name)
 		if err != nil {
 			return "", err
@@ -77,6 +80,9 @@ func writeShellInit(dir string) (string, error) {
 // shell).
 func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 	kind := shellKind(t.Command)
+	if kind == "posix" {
+		return integratePOSIX(t, dir, norc)
+	}
 	if kind != "bash" && kind != "zsh" {
 		return "", nil
 	}
@@ -134,4 +140,59 @@ func (s *Session) nestedHook() string {
 	s.mu.Unlock()
 	return `if [ -n "$BASH_VERSION" ]; then __ttymux_nonce=` + nonce + `; __ttymux_prompt() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOSTNAME-}" "${PWD//%/%25}" "$s" "$__ttymux_nonce"; return $s; }; PROMPT_COMMAND="__ttymux_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}"; PS0="${PS0}$(builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce")"; ` +
 		`elif [ -n "$ZSH_VERSION" ]; then typeset -g __ttymux_nonce=` + nonce + `; __ttymux_precmd() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOST-}" "${PWD//\%/%25}" "$s" "$__ttymux_nonce"; return $s; }; __ttymux_preexec() { builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce"; }; precmd_functions=(__ttymux_precmd $precmd_functions); preexec_functions+=(__ttymux_preexec); fi`
+}
+
+// integratePOSIX makes the POSIX shell t starts (BusyBox ash, dash, mksh)
+// read shellinit/shrc through ENV, which restores the user's ENV and reads
+// it before it puts the marks into PS1. Arguments other than -i choose
+// what the shell runs (-c, a script), and busybox needs its shell applet
+// named first; otherwise t is left alone.
+func integratePOSIX(t *transport.Target, dir string, norc bool) (string, error) {
+	args := t.Args
+	if filepath.Base(t.Command) == "busybox" {
+		if len(args) == 0 || args[0] != "ash" && args[0] != "sh" {
+			return "", nil
+		}
+		args = args[1:]
+	}
+	for _, a := range args {
+		if a != "-i" {
+			return "", nil
+		}
+	}
+	d, nf, nonce, err := writeNonce(dir)
+	if err != nil {
+		return "", err
+	}
+	userEnv, _ := os.LookupEnv("ENV")
+	for _, kv := range t.Env {
+		if v, ok := strings.CutPrefix(kv, "ENV="); ok {
+			userEnv = v
+		}
+	}
+	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE_FILE="+nf, "TTYMUX_ENV="+userEnv, "ENV="+filepath.Join(d, "shrc"))
+	if norc {
+		t.Env = append(t.Env, "TTYMUX_NORC=1")
+	}
+	return nonce, nil
+}
+
+// writeNonce writes the integration files under dir and a new nonce into a
+// file of its own there, which the hook reads and removes (see
+// shellinit/bashrc: in the environment it would be readable by every
+// program the shell runs). It returns the files' directory, the nonce
+// file's path and the nonce.
+func writeNonce(dir string) (d, file, nonce string, err error) {
+	d, err = writeShellInit(dir)
+	if err != nil {
+		return "", "", "", err
+	}
+	nonce = newNonce()
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	nf := "nonce-" + hex.EncodeToString(rnd[:])
+	if _, err := privdir.WriteFile(d, nf, []byte(nonce+"\n")); err != nil {
+		return "", "", "", fmt.Errorf("write shell integration: %w", err)
+	}
+	return d, filepath.Join(d, nf), nonce, nil
 }

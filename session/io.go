@@ -158,6 +158,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		s.awaitLineEditor(ctx) // the text, or the text and mark's sentinel, is several lines
 	}
 	s.catchUp(ctx) // backlog.go: output made before this send is not its own
+	// A query the far end made (BusyBox ash asks for the cursor after
+	// every prompt) is answered before the text is typed, as a terminal
+	// would have: typed after, the answer goes to the command.
+	s.scr.AwaitAnswers(ctx, catchUpMax)
 	look := s.lookBeforeSend()
 	ty, err := s.composeSend(req, look)
 	if err != nil {
@@ -287,6 +291,7 @@ type typing struct {
 	readOff   int64
 	oldPrompt string
 	shellRead int64 // verdict.Command.ShellRead
+	noC       bool  // the hook prints no C marks (verdict.Command.NoC)
 }
 
 // composeSend turns the request into steps and reads the situation they
@@ -330,6 +335,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		ty.input = true
 	}
 	ty.ready = s.ready
+	ty.noC = s.det.NoC()
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
 	if s.det.Hooked() {
@@ -499,6 +505,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	c := newCommand(ty.sendOff, start, typed, opts.until)
 	c.AtPrompt, c.Prompt = ty.atPrompt, ty.prompt
 	c.ShellRead = ty.shellRead
+	c.NoC = ty.noC
 	c.NoEnter = !ty.submits && !strings.ContainsAny(string(req.Bytes), "\r\n") // verdict: an unsubmitted line is a human wait
 	if ty.markID != "" {
 		c.SetMark(ty.markID)
@@ -514,7 +521,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	switch {
 	case owed > 0 && !ty.input:
 		// Typed ahead: the shell reads it once what runs has ended.
-		c.DueD, c.NeedC, c.AtPrompt = owed+1, true, true
+		c.DueD, c.NeedC, c.AtPrompt = owed+1, !ty.noC, true
 		c.owes = owed + ty.enters
 		c.earlierFrom = readOff
 		switch {
@@ -572,7 +579,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	// after a timeout (DESIGN.md, "Output returned to the model"),
 	// unless the terminal says a program asks.
 	c.timedOut = !req.Wait
-	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
+	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate && !ty.noC {
 		c.NeedC = true
 	}
 	c.before = joinEarlier(parts...)

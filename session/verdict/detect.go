@@ -61,6 +61,11 @@ type Detector struct {
 	// prompt ends, for moving the read cursor past it.
 	promptEnds []int64
 
+	// noC: the last D mark said the hook prints no C marks ("c=0": a
+	// POSIX shell's PS1 hook, which has nothing to run when a command
+	// starts).
+	noC bool
+
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
 	appCursor      bool  // DECSET 1 (DECCKM)
@@ -98,6 +103,12 @@ func (d *Detector) Nonce() string {
 // Hooked reports whether the detector has a nonce: a hook the session
 // typed or started marks its commands.
 func (d *Detector) Hooked() bool { return len(d.nonce) > 0 }
+
+// NoC reports whether the hook that printed the last D mark prints no C
+// marks (its D carries "c=0"): the echo of the typed line, not a C mark,
+// says where a command's output starts, and a D with no C before it ends
+// the command.
+func (d *Detector) NoC() bool { return d.noC }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -216,7 +227,10 @@ func (d *Detector) osc(off, end int64) {
 		d.promptEnds = append(d.promptEnds, end)
 		return
 	case MarkDone:
-		if len(fields) != 3 {
+		// "D;<status>;ttymux=<nonce>", or "D;<status>;c=0;ttymux=<nonce>"
+		// from a hook that prints no C marks.
+		noC := len(fields) == 4 && string(fields[2]) == "c=0"
+		if len(fields) != 3 && !noC {
 			return
 		}
 		st, err := strconv.Atoi(string(fields[1]))
@@ -224,6 +238,7 @@ func (d *Detector) osc(off, end int64) {
 			return
 		}
 		m.Status = st
+		d.noC = noC
 	case MarkPromptStart, MarkCommand:
 	default:
 		return

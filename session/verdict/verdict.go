@@ -72,6 +72,10 @@ type Command struct {
 	// bareDoneQuiet).
 	DueD  int
 	NeedC bool
+	// NoC: the hook prints no C marks (a POSIX shell's PS1 hook,
+	// Detector.NoC): the command's output starts after the echo of what
+	// was typed, and its D mark alone ends it.
+	NoC bool
 	// NoEnter: the send pressed no Enter (text typed without it, keys
 	// such as ctrl+u, up or tab). At the hooked shell's prompt nothing
 	// runs: its line editor waits for more keys, a human wait.
@@ -341,7 +345,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		case cmdOK && (!doneOK || cmd.Off < done.Off):
 			// The hook marked where the command's output starts.
 			c.Anchor = cmd.End
-		case ready && c.AtPrompt && !doneOK && !exited:
+		case ready && c.AtPrompt && !doneOK && !exited && !c.NoC:
 			// The hook will mark it: wait for C (or D for an empty line).
 		case ready && c.DueD > 1 && !o.earlierOK && !exited:
 			// Typed ahead: what runs before it has not ended yet.
@@ -373,7 +377,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	}
 	t.Mu.Unlock()
 
-	echoPending := c.Anchor < 0 && !(ready && c.AtPrompt && !doneOK && !exited)
+	echoPending := c.Anchor < 0 && !(ready && c.AtPrompt && !doneOK && !exited && !c.NoC)
 	v = Verdict{Anchor: c.Anchor, End: end}
 	if o.earlierOK {
 		v.Earlier, v.EarlierEnd, v.EarlierCode = true, o.earlier.Off, o.earlier.Status
