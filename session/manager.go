@@ -273,7 +273,13 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	switch {
 	case o.Nonce != "":
 		if !s.waitReady(ctx, m.opts.ReadyTimeout) {
-			m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)
+			if s.isHookless() {
+				// The far end said at once that no hook loads: let the
+				// shell draw its first prompt, as below.
+				s.waitSettled(ctx, min(m.opts.ReadyTimeout, time.Second))
+			} else {
+				m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)
+			}
 		}
 	case s.shell:
 		// A shell without the hook: let it draw its first prompt, so the

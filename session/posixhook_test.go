@@ -106,7 +106,7 @@ func TestPOSIXShellHook(t *testing.T) {
 			if !strings.HasSuffix(r.Output, "after") || exitCode(r) != "0" {
 				t.Fatalf("after the until: output %q exit %s via %q", r.Output, exitCode(r), r.Via)
 			}
-			if r = send(t, s, session.SendRequest{Text: "env | grep -c ttymux= ; echo $ENV"}); r.Output != "0\n"+rc {
+			if r = send(t, s, session.SendRequest{Text: "env | grep -E -c 'ttymux=[0-9a-f]{16}' ; echo $ENV"}); r.Output != "0\n"+rc {
 				t.Errorf("the nonce reached the environment, or ENV was not restored: %q", r.Output)
 			}
 		})

@@ -11,9 +11,10 @@ import (
 // SSH) instead of a bare login shell. It writes ttymux's integration for the
 // user's login shell into a private temporary directory, starts that shell
 // as a login shell with the hook, and the hook removes the directory once
-// loaded, so nothing is left behind and nothing is printed. For a shell
-// other than bash or zsh, or when the directory cannot be made, it starts
-// the plain login shell.
+// loaded, so nothing is left behind and nothing is printed. BusyBox ash,
+// dash and mksh get shellinit/shrc through ENV. For another shell, or when
+// the directory cannot be made, it starts the plain login shell after a
+// mark that says no hook will load.
 //
 // The directory is made with a plain mkdir under umask 077 (in a subshell,
 // so the user's shell keeps its own umask), never mkdir -p:
@@ -34,7 +35,11 @@ func remoteBootstrap(nonce string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, f := range [][]byte{bashrc, zshenv} {
+	shrc, err := shellinit.ReadFile("shellinit/shrc")
+	if err != nil {
+		return "", err
+	}
+	for _, f := range [][]byte{bashrc, zshenv, shrc} {
 		if strings.ContainsRune(string(f), '\'') || strings.Contains(string(f), "\nTTYMUX_EOF\n") {
 			return "", fmt.Errorf("shell integration file cannot be sent inside single quotes")
 		}
@@ -54,9 +59,21 @@ zsh)
 	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && echo ` + nonce + ` >"$d/n" && cat >"$d/zsh/.zshenv") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
 `)
 	b.Write(zshenv)
+	// ash, dash, mksh: ENV, read by an interactive POSIX shell, loads
+	// shellinit/shrc, which reads the login files and the user's ENV
+	// itself (/etc/profile may set ENV: OpenWrt's does).
+	b.WriteString(`TTYMUX_EOF
+	;;
+ash|dash|mksh|ksh|sh)
+	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_ENV="${ENV:-}" ENV="$d/rc" TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" -i
+`)
+	b.Write(shrc)
+	// Any other shell, or no private directory: no hook loads, and the
+	// P mark says so at once, so the open does not wait for a mark.
 	b.WriteString(`TTYMUX_EOF
 	;;
 esac
+printf "\033]133;P;hook=none;ttymux=%s\007" ` + nonce + `
 exec "$s" -l
 '`)
 	return b.String(), nil

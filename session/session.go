@@ -84,6 +84,7 @@ type Session struct {
 	exitErr    error
 	exitCode   *int
 	ready      bool          // the shell integration has drawn its first prompt
+	hookless   bool          // the far end said no hook will load (verdict.Detector.NoHook)
 	changed    chan struct{} // closed and replaced on every change someone waits for
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
@@ -250,6 +251,14 @@ func (s *Session) feed(p []byte, at time.Time) {
 		s.ready = true
 		s.notifyMarkLocked()
 	}
+	if !s.hookless && !s.ready && s.det.NoHook() {
+		// No hook will load (a login shell the remote bootstrap has
+		// none for): the lower layers judge from now on, and the open
+		// need not wait for a mark.
+		s.hookless = true
+		s.det.SetNonce("")
+		s.notifyMarkLocked()
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 	s.rec.Output(p)
@@ -358,7 +367,7 @@ func (s *Session) waitFor(ctx context.Context, d time.Duration, cond func() bool
 // waitReady waits until the shell integration has drawn its first prompt, the
 // session ended, or d elapsed. It reports whether the integration is ready.
 func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
-	s.waitFor(ctx, d, func() bool { return s.ready || s.exited })
+	s.waitFor(ctx, d, func() bool { return s.ready || s.exited || s.hookless })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ready {
@@ -512,3 +521,10 @@ func untilSteps(pattern string) int {
 // OpenNote says why a session asked to be persistent is not, or what an
 // attach could not recover; empty when there is nothing to say.
 func (s *Session) OpenNote() string { return s.openNote }
+
+// isHookless reports whether the far end said no hook will load.
+func (s *Session) isHookless() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hookless
+}

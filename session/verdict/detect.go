@@ -65,6 +65,9 @@ type Detector struct {
 	// POSIX shell's PS1 hook, which has nothing to run when a command
 	// starts).
 	noC bool
+	// noHook: the far end said no hook will load (the remote bootstrap
+	// found a login shell it has none for).
+	noHook bool
 
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
@@ -109,6 +112,11 @@ func (d *Detector) Hooked() bool { return len(d.nonce) > 0 }
 // says where a command's output starts, and a D with no C before it ends
 // the command.
 func (d *Detector) NoC() bool { return d.noC }
+
+// NoHook reports whether the far end said that no hook will load
+// ("133;P;hook=none" with the nonce: the remote bootstrap starts a shell
+// it has no hook for), so no mark will come.
+func (d *Detector) NoHook() bool { return d.noHook }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -220,6 +228,12 @@ func (d *Detector) osc(off, end int64) {
 	}
 	m := Mark{Kind: MarkKind(fields[0][0]), Off: off, End: end}
 	switch m.Kind {
+	case 'P':
+		// A property of the far end, not a mark.
+		if len(fields) == 3 && string(fields[1]) == "hook=none" {
+			d.noHook = true
+		}
+		return
 	case MarkPromptEnd:
 		if len(d.promptEnds) == maxMarks {
 			d.promptEnds = append(d.promptEnds[:0], d.promptEnds[maxMarks/2:]...)
