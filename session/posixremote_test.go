@@ -138,3 +138,19 @@ func TestRemoteBootstrapNoHook(t *testing.T) {
 		t.Fatalf("complete=%v output %q via %q", r.Complete, r.Output, r.Via)
 	}
 }
+
+// TestRemoteBootstrapFitsDropbear: Dropbear refuses an exec request longer
+// than its MAX_CMD_LEN (9000 bytes) with "String too long" and drops the
+// connection, so open_ssh to a Dropbear host failed outright once the
+// bootstrap carried the ash hook too. Comments are stripped from the files
+// it carries.
+func TestRemoteBootstrapFitsDropbear(t *testing.T) {
+	cmd, err := session.RemoteBootstrap("0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmd) > session.MaxBootstrap {
+		t.Fatalf("the remote bootstrap is %d bytes; Dropbear takes at most %d", len(cmd), session.MaxBootstrap)
+	}
+	t.Logf("bootstrap: %d bytes", len(cmd))
+}

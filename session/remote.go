@@ -39,6 +39,7 @@ func remoteBootstrap(nonce string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	bashrc, zshenv, shrc = stripComments(bashrc), stripComments(zshenv), stripComments(shrc)
 	for _, f := range [][]byte{bashrc, zshenv, shrc} {
 		if strings.ContainsRune(string(f), '\'') || strings.Contains(string(f), "\nTTYMUX_EOF\n") {
 			return "", fmt.Errorf("shell integration file cannot be sent inside single quotes")
@@ -77,6 +78,26 @@ printf "\033]133;P;hook=none;ttymux=%s\007" ` + nonce + `
 exec "$s" -l
 '`)
 	return b.String(), nil
+}
+
+// maxBootstrap is the longest remote command the bootstrap may be:
+// Dropbear refuses a longer exec request ("String too long", its
+// MAX_CMD_LEN) and closes the whole connection.
+const maxBootstrap = 9000
+
+// stripComments drops the comment lines and blank lines of a shell file
+// that goes inside the bootstrap, which must stay under maxBootstrap. The
+// files have no here-documents or multi-line strings whose lines could
+// start with "#".
+func stripComments(b []byte) []byte {
+	var out []byte
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		out = append(out, l...)
+	}
+	return out
 }
 
 // integrateRemote makes t, an SSH target without a command, start the
