@@ -14,21 +14,22 @@ import (
 	"github.com/ttymux/ttymux/transport"
 )
 
-//go:embed shellinit/bashrc shellinit/zshenv shellinit/shrc
+//go:embed shellinit/bashrc shellinit/zshenv shellinit/shrc shellinit/fish
 var shellinit embed.FS
 
 // shellKind names the shells ttymux knows, by the base name of their
-// program: bash and zsh (their own hooks), "posix" for those that read
-// $ENV and expand $? in PS1 (shellinit/shrc), "shell" for other shells.
+// program: bash, zsh and fish (their own hooks), "posix" for those that
+// read $ENV and expand $? in PS1 (shellinit/shrc), "shell" for other
+// shells.
 func shellKind(program string) string {
 	base := filepath.Base(program)
 	base = strings.TrimPrefix(base, "-")
 	switch base {
-	case "bash", "zsh":
+	case "bash", "zsh", "fish":
 		return base
 	case "sh", "dash", "ash", "ksh", "mksh", "busybox":
 		return "posix"
-	case "fish", "tcsh", "csh":
+	case "tcsh", "csh":
 		return "shell"
 	}
 	return ""
@@ -60,7 +61,7 @@ func writeShellInit(dir string) (string, error) {
 			return "", fmt.Errorf("shell integration: %w", err)
 		}
 	}
-	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv", "shellinit/shrc": "shrc"} {
+	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv", "shellinit/shrc": "shrc", "shellinit/fish": "fish.fish"} {
 		b, err := shellinit.ReadFile(name)
 		if err != nil {
 			return "", err
@@ -80,8 +81,11 @@ func writeShellInit(dir string) (string, error) {
 // shell).
 func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 	kind := shellKind(t.Command)
-	if kind == "posix" {
+	switch kind {
+	case "posix":
 		return integratePOSIX(t, dir, norc)
+	case "fish":
+		return integrateFish(t, dir, norc)
 	}
 	if kind != "bash" && kind != "zsh" {
 		return "", nil
@@ -195,4 +199,28 @@ func writeNonce(dir string) (d, file, nonce string, err error) {
 		return "", "", "", fmt.Errorf("write shell integration: %w", err)
 	}
 	return d, filepath.Join(d, nf), nonce, nil
+}
+
+// integrateFish makes the fish t starts load shellinit/fish with
+// --init-command, which fish runs after the user's config. Arguments
+// other than -i and -l choose what fish runs, and t is left alone.
+func integrateFish(t *transport.Target, dir string, norc bool) (string, error) {
+	for _, a := range t.Args {
+		switch a {
+		case "-i", "--interactive", "-l", "--login":
+		default:
+			return "", nil
+		}
+	}
+	d, nf, nonce, err := writeNonce(dir)
+	if err != nil {
+		return "", err
+	}
+	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE_FILE="+nf, "TTYMUX_RCFILE="+filepath.Join(d, "fish.fish"))
+	args := []string{"--init-command", `source "$TTYMUX_RCFILE"`}
+	if norc {
+		args = append(args, "--no-config")
+	}
+	t.Args = append(args, t.Args...)
+	return nonce, nil
 }

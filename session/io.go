@@ -388,7 +388,11 @@ func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]s
 		// sentinel. Typed, the sentinel is split in two words, so its echo
 		// can never match (markRe).
 		ty.markID = newNonce()[:8]
-		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s "$?"`, ty.markID)
+		status := `"$?"`
+		if s.fish || s.det.Shell() == "fish" {
+			status = "$status" // fish rejects $? even in quotes
+		}
+		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s %s`, ty.markID, status)
 		text = strings.TrimRight(text, "\n")
 		if sentinelOwnLine(text) {
 			// A comment, a background job or several lines: the sentinel

@@ -228,6 +228,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 		id: id, name: req.Name, transport: k.Name, command: o.Command,
 		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce,
 		shell: o.Shell, enter: enter, policyHost: k.policyHost(req.Target, ""), port: k.port(req.Target),
+		fish: shellKind(o.Target.Command) == "fish",
 	}
 	note := ""
 	if req.Persistent {
@@ -504,6 +505,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		port:       kind.port(transport.Target{Command: ks.Command}),
 		conn:       conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
 		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
+		fish:  shellKind(strings.Fields(ks.Command + " x")[0]) == "fish",
 		log:   m.log.With("session", sid),
 		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine,
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,

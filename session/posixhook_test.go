@@ -112,3 +112,37 @@ func TestPOSIXShellHook(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkWithHook: mark: true in a hooked shell returns the command's
+// exit code. The sentinel is typed on the same line, so the hook's D mark
+// after it carries the sentinel printf's status (0); when both arrived in
+// one read the exit-code layer won and reported 0 for a false, with the
+// sentinel line in the output.
+func TestMarkWithHook(t *testing.T) {
+	for _, sh := range append([]struct {
+		name string
+		argv []string
+	}{{"bash", []string{"bash"}}}, posixShells...) {
+		t.Run(sh.name, func(t *testing.T) {
+			argv := lookShell(t, sh.argv)
+			m := newManager(t, session.Options{Shell: "/bin/bash"})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: argv[0], Args: argv[1:], Env: []string{"HOME=" + t.TempDir(), "PS1=$ ", "LANG=C.UTF-8"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if !s.Info().Integrated {
+				t.Fatal("not integrated")
+			}
+			for i := range 10 {
+				r := send(t, s, session.SendRequest{Text: "echo x; false", Mark: true})
+				if !r.Complete || exitCode(r) != "1" || r.Output != "x" {
+					t.Fatalf("run %d: complete=%v via %q exit %s output %q", i, r.Complete, r.Via, exitCode(r), r.Output)
+				}
+			}
+		})
+	}
+}

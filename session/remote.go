@@ -12,7 +12,8 @@ import (
 // user's login shell into a private temporary directory, starts that shell
 // as a login shell with the hook, and the hook removes the directory once
 // loaded, so nothing is left behind and nothing is printed. BusyBox ash,
-// dash and mksh get shellinit/shrc through ENV. For another shell, or when
+// dash and mksh get shellinit/shrc through ENV, fish shellinit/fish
+// through --init-command. For another shell, or when
 // the directory cannot be made, it starts the plain login shell after a
 // mark that says no hook will load.
 //
@@ -39,8 +40,12 @@ func remoteBootstrap(nonce string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bashrc, zshenv, shrc = stripComments(bashrc), stripComments(zshenv), stripComments(shrc)
-	for _, f := range [][]byte{bashrc, zshenv, shrc} {
+	fish, err := shellinit.ReadFile("shellinit/fish")
+	if err != nil {
+		return "", err
+	}
+	bashrc, zshenv, shrc, fish = stripComments(bashrc), stripComments(zshenv), stripComments(shrc), stripComments(fish)
+	for _, f := range [][]byte{bashrc, zshenv, shrc, fish} {
 		if strings.ContainsRune(string(f), '\'') || strings.Contains(string(f), "\nTTYMUX_EOF\n") {
 			return "", fmt.Errorf("shell integration file cannot be sent inside single quotes")
 		}
@@ -69,6 +74,13 @@ ash|dash|mksh|ksh|sh)
 	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_ENV="${ENV:-}" ENV="$d/rc" TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" -i
 `)
 	b.Write(shrc)
+	// fish runs --init-command after the user's config.
+	b.WriteString(`TTYMUX_EOF
+	;;
+fish)
+	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_RMDIR="$d" TTYMUX_RCFILE="$d/rc" exec "$s" -l --init-command "source \"\$TTYMUX_RCFILE\""
+`)
+	b.Write(fish)
 	// Any other shell, or no private directory: no hook loads, and the
 	// P mark says so at once, so the open does not wait for a mark.
 	b.WriteString(`TTYMUX_EOF

@@ -85,6 +85,7 @@ type Session struct {
 	exitCode   *int
 	ready      bool          // the shell integration has drawn its first prompt
 	hookless   bool          // the far end said no hook will load (verdict.Detector.NoHook)
+	fish       bool          // the program is fish (the hook also says so: verdict.Detector.Shell)
 	changed    chan struct{} // closed and replaced on every change someone waits for
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
@@ -124,6 +125,7 @@ type sessionConfig struct {
 	ringSize                     int
 	nonce                        string
 	shell                        bool
+	fish                         bool // the shell is fish (the mark layer's syntax)
 	enter                        string
 	log                          *slog.Logger
 
@@ -153,6 +155,7 @@ func newSession(c sessionConfig) *Session {
 		log:       c.log,
 		now:       time.Now,
 		shell:     c.shell,
+		fish:      c.fish,
 		enter:     cmp.Or(c.enter, "\r"),
 		ring:      r,
 		lines:     lines,

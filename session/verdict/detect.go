@@ -68,6 +68,9 @@ type Detector struct {
 	// noHook: the far end said no hook will load (the remote bootstrap
 	// found a login shell it has none for).
 	noHook bool
+	// shell: the shell the hook runs in, when it said (fish does: its
+	// syntax differs).
+	shell string
 
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
@@ -117,6 +120,10 @@ func (d *Detector) NoC() bool { return d.noC }
 // ("133;P;hook=none" with the nonce: the remote bootstrap starts a shell
 // it has no hook for), so no mark will come.
 func (d *Detector) NoHook() bool { return d.noHook }
+
+// Shell returns the shell the hook said it runs in ("133;P;shell=fish"),
+// or "".
+func (d *Detector) Shell() string { return d.shell }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -230,8 +237,14 @@ func (d *Detector) osc(off, end int64) {
 	switch m.Kind {
 	case 'P':
 		// A property of the far end, not a mark.
-		if len(fields) == 3 && string(fields[1]) == "hook=none" {
-			d.noHook = true
+		if len(fields) != 3 {
+			return
+		}
+		switch k, v, _ := bytes.Cut(fields[1], []byte{'='}); string(k) {
+		case "hook":
+			d.noHook = string(v) == "none"
+		case "shell":
+			d.shell = string(v)
 		}
 		return
 	case MarkPromptEnd:

@@ -402,6 +402,11 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		}
 	}
 	if doneOK {
+		// With mark, the sentinel printed before the hook's D has the
+		// command's status; the D has the sentinel printf's.
+		if c.mark != nil && t.markFound(c, &v, markRegion, markFrom) && v.End < done.Off {
+			return v, false
+		}
 		st := done.Status
 		v.Complete, v.Via, v.ExitCode, v.End = true, ViaExitCode, &st, done.Off
 		return v, false
@@ -413,16 +418,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		// Only the sentinel decides: the prompt between the command and the
 		// sentinel's printf must not.
 		c.markScanned = end
-		if loc := c.mark.FindSubmatchIndex(markRegion); loc != nil {
-			st, _ := strconv.Atoi(string(markRegion[loc[2]:loc[3]]))
-			v.Complete, v.Via, v.ExitCode = true, ViaMark, &st
-			v.End = markFrom + int64(loc[0])
-			if echo := t.markEchoEnd(c, v.End); echo > v.Anchor {
-				// A line editor redrew the typed lines (a multi-line paste
-				// is echoed, then redrawn): output starts after the last
-				// echo of the sentinel's command line.
-				v.Anchor = echo
-			}
+		if t.markFound(c, &v, markRegion, markFrom) {
 			return v, false
 		}
 		return v, echoPending
@@ -501,6 +497,26 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		}
 	}
 	return v, true
+}
+
+// markFound looks for mark's sentinel line in region (output from
+// offset from) and, when it is there, makes v complete via mark with its
+// status, ending where the sentinel starts.
+func (t *Terminal) markFound(c *Command, v *Verdict, region []byte, from int64) bool {
+	loc := c.mark.FindSubmatchIndex(region)
+	if loc == nil {
+		return false
+	}
+	st, _ := strconv.Atoi(string(region[loc[2]:loc[3]]))
+	v.Complete, v.Via, v.ExitCode = true, ViaMark, &st
+	v.End = from + int64(loc[0])
+	if echo := t.markEchoEnd(c, v.End); echo > v.Anchor {
+		// A line editor redrew the typed lines (a multi-line paste
+		// is echoed, then redrawn): output starts after the last
+		// echo of the sentinel's command line.
+		v.Anchor = echo
+	}
+	return true
 }
 
 // echoEndLocked finds where the echo of the typed lines ends, scanning from
