@@ -146,3 +146,36 @@ func TestMarkWithHook(t *testing.T) {
 		})
 	}
 }
+
+// TestPOSIXTypeAhead: a command typed while another runs in a shell whose
+// hook prints no C mark. Its output starts after the echo the line editor
+// makes once the shell reads it, after the prompt the earlier command's D
+// leads: before, its result began with the prompt (dash: "$ second") or
+// with that echo (ash, whose echo came after the grace measured from the
+// send had run out).
+func TestPOSIXTypeAhead(t *testing.T) {
+	for _, sh := range posixShells {
+		t.Run(sh.name, func(t *testing.T) {
+			argv := lookShell(t, sh.argv)
+			m := newManager(t, session.Options{Shell: "/bin/bash"})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: argv[0], Args: argv[1:], Env: []string{"HOME=" + t.TempDir(), "PS1=$ "}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if _, err := s.Send(ctx, session.SendRequest{Text: "sleep 1; echo first; (exit 2)", Enter: true}); err != nil {
+				t.Fatal(err)
+			}
+			r := send(t, s, session.SendRequest{Text: "echo second; (exit 3)"})
+			if r.Output != "second" || exitCode(r) != "3" || r.Via != session.ViaExitCode {
+				t.Fatalf("output %q exit %s via %q", r.Output, exitCode(r), r.Via)
+			}
+			if e := r.Earlier; e == nil || e.ExitCode == nil || *e.ExitCode != 2 || !strings.HasSuffix(e.Output, "first") {
+				t.Fatalf("earlier: %+v", e)
+			}
+		})
+	}
+}

@@ -96,6 +96,10 @@ type Command struct {
 	mark        *regexp.Regexp
 	markEcho    string
 	markScanned int64
+	// echoAfter, when later than Sent, is when the time the terminal has
+	// to echo the typed line starts (NoC, typed ahead: when the shell
+	// drew the prompt it reads the line at).
+	echoAfter time.Time
 	// ranProgram: the shell layer saw another program own the terminal.
 	ranProgram bool
 	// shellBack is when the shell layer last saw the shell take the
@@ -333,6 +337,15 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	echoFrom := c.SendOff
 	if o.earlierOK {
 		echoFrom = o.earlier.End
+		if e, ok := t.Det.PromptEndAfter(o.earlier.Off); ok && c.NoC {
+			// No C mark will say where its output starts: the echo
+			// (a line editor redraws the line typed ahead) comes after
+			// the prompt that follows the earlier D, not in it, and
+			// only once the shell reads the line: the time to echo
+			// counts from the last output, not from the send.
+			echoFrom = e
+			c.echoAfter = h.LastOutput
+		}
 	}
 	ready := h.Ready
 	if cmdOK && c.NeedC && (!doneOK || cmd.Off < done.Off) {
@@ -544,7 +557,11 @@ func (t *Terminal) echoEndLocked(c *Command, from, limit int64, final bool) int6
 			if got == "" {
 				grace = echoGraceSilent
 			}
-			if final || (pos == from && !echoes(got, want) && t.Now().Sub(c.Sent) >= grace) {
+			since := c.Sent
+			if c.echoAfter.After(since) {
+				since = c.echoAfter
+			}
+			if final || (pos == from && !echoes(got, want) && t.Now().Sub(since) >= grace) {
 				return pos
 			}
 			return -1
