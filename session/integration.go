@@ -132,9 +132,10 @@ func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 }
 
 // nestedHook returns a command line that installs ttymux's hook into the
-// bash or zsh reading it (a shell typed into the session), marking with the
-// session's nonce, which is made now if the session had none. In other
-// shells it does nothing.
+// bash, zsh or other POSIX shell (ash, dash, mksh: a D mark in PS1)
+// reading it (a shell typed into the session), marking with the session's
+// nonce, which is made now if the session had none. fish and csh cannot
+// parse it.
 func (s *Session) nestedHook() string {
 	s.mu.Lock()
 	if !s.det.Hooked() {
@@ -143,7 +144,10 @@ func (s *Session) nestedHook() string {
 	nonce := s.det.Nonce()
 	s.mu.Unlock()
 	return `if [ -n "$BASH_VERSION" ]; then __ttymux_nonce=` + nonce + `; __ttymux_prompt() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOSTNAME-}" "${PWD//%/%25}" "$s" "$__ttymux_nonce"; return $s; }; PROMPT_COMMAND="__ttymux_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}"; PS0="${PS0}$(builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce")"; ` +
-		`elif [ -n "$ZSH_VERSION" ]; then typeset -g __ttymux_nonce=` + nonce + `; __ttymux_precmd() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOST-}" "${PWD//\%/%25}" "$s" "$__ttymux_nonce"; return $s; }; __ttymux_preexec() { builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce"; }; precmd_functions=(__ttymux_precmd $precmd_functions); preexec_functions+=(__ttymux_preexec); fi`
+		`elif [ -n "$ZSH_VERSION" ]; then typeset -g __ttymux_nonce=` + nonce + `; __ttymux_precmd() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOST-}" "${PWD//\%/%25}" "$s" "$__ttymux_nonce"; return $s; }; __ttymux_preexec() { builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce"; }; precmd_functions=(__ttymux_precmd $precmd_functions); preexec_functions+=(__ttymux_preexec); ` +
+		// Any other POSIX shell (ash, dash, mksh): the D mark with $? in
+		// PS1, as shellinit/shrc puts it there (c=0: no C mark comes).
+		`else __ttymux_nonce=` + nonce + `; PS1="$(printf '\033]133;D;')\$?;c=0;ttymux=\${__ttymux_nonce}$(printf '\007')${PS1-}$(printf '\033]133;B;ttymux=')\${__ttymux_nonce}$(printf '\007')"; fi`
 }
 
 // integratePOSIX makes the POSIX shell t starts (BusyBox ash, dash, mksh)

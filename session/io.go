@@ -40,7 +40,8 @@ type SendRequest struct {
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
-	// Integrate types ttymux's hook into the bash or zsh now at the prompt
+	// Integrate types ttymux's hook into the bash, zsh or POSIX shell
+	// (mksh, dash; a D mark in PS1) now at the prompt
 	// (one typed into the session: ssh host, docker exec, su), after which
 	// its commands come back with exit codes.
 	Integrate bool
