@@ -273,7 +273,11 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	}
 	switch {
 	case o.Nonce != "":
-		if !s.waitReady(ctx, m.opts.ReadyTimeout) {
+		ready := s.waitReady(ctx, m.opts.ReadyTimeout)
+		if ready && s.hookPrintsNoC() {
+			s.waitPromptDrawn(ctx, catchUpMax)
+		}
+		if !ready {
 			if s.isHookless() {
 				// The far end said at once that no hook loads: let the
 				// shell draw its first prompt, as below.

@@ -531,3 +531,30 @@ func (s *Session) isHookless() bool {
 	defer s.mu.Unlock()
 	return s.hookless
 }
+
+// waitPromptDrawn waits, at most d, until the prompt after the hook's last
+// D mark is drawn (its B mark came) or the session ended. For a shell
+// hooked through PS1 the D comes before the prompt, and BusyBox ash asks
+// for the cursor right after it: open returns once that query is in, so
+// the first send waits for its answer (screen.AwaitAnswers) instead of
+// being typed ahead of it.
+func (s *Session) waitPromptDrawn(ctx context.Context, d time.Duration) {
+	s.waitFor(ctx, d, func() bool {
+		last, ok := s.det.Last()
+		if !ok || s.exited {
+			return true
+		}
+		_, drawn := s.det.PromptEndAfter(last.Off)
+		return drawn
+	})
+	s.mu.Lock()
+	s.readOff = s.ring.End()
+	s.mu.Unlock()
+}
+
+// hookPrintsNoC reports whether the hook prints no C marks (a PS1 hook).
+func (s *Session) hookPrintsNoC() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.det.NoC()
+}
