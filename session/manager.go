@@ -280,7 +280,9 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 		if !ready {
 			if s.isHookless() {
 				// The far end said at once that no hook loads: let the
-				// shell draw its first prompt, as below.
+				// shell draw its first prompt, as below, once it has
+				// printed something after saying so.
+				s.waitOutputAfterNoHook(ctx, min(m.opts.ReadyTimeout, time.Second))
 				s.waitSettled(ctx, min(m.opts.ReadyTimeout, time.Second))
 			} else {
 				m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)

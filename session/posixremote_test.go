@@ -154,3 +154,46 @@ func TestRemoteBootstrapFitsDropbear(t *testing.T) {
 	}
 	t.Logf("bootstrap: %d bytes", len(cmd))
 }
+
+// TestRemoteNoHookKeptAndAttached: a persistent session on a host whose
+// login shell has no hook, detached and attached again: the kept metadata
+// holds no nonce once the far end said no hook loads, so the attached
+// session does not wait for a D mark that never comes (every send timed
+// out before).
+func TestRemoteNoHookKeptAndAttached(t *testing.T) {
+	shell := linkShell(t, "tcsh", "dash")
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".profile"), []byte("PS1='$ '\n"), 0o600)
+	k := startAgent(t)
+	m := session.NewManager(session.Options{
+		Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: shell})},
+		StateDir: t.TempDir(),
+		Remote:   func(context.Context, transport.Target) (transport.Keeper, error) { return k, nil },
+	})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Persistent: true, Target: transport.Target{
+		Host: "box", Env: []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "ENV=", "SHELL=" + shell}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Info().Integrated || !s.Info().Persistent {
+		t.Fatalf("open: %+v", s.Info())
+	}
+	if r := send(t, s, session.SendRequest{Text: "echo before"}); !r.Complete || r.Output != "before" {
+		t.Fatalf("before detach: %+v", r)
+	}
+	id := s.ID()
+	if _, err := m.Detach(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := m.Attach(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logOnFailure(t, s2)
+	if r := send(t, s2, session.SendRequest{Text: "echo after", Timeout: 5 * time.Second}); !r.Complete || r.Output != "after" {
+		t.Fatalf("after attach: complete=%v via %q output %q", r.Complete, r.Via, r.Output)
+	}
+}

@@ -558,3 +558,10 @@ func (s *Session) hookPrintsNoC() bool {
 	defer s.mu.Unlock()
 	return s.det.NoC()
 }
+
+// waitOutputAfterNoHook waits, at most d, until the far end has printed
+// something after the mark that said no hook will load (the shell starts
+// after it), or the session ended.
+func (s *Session) waitOutputAfterNoHook(ctx context.Context, d time.Duration) {
+	s.waitFor(ctx, d, func() bool { return s.ring.End() > s.det.NoHookEnd() || s.exited })
+}

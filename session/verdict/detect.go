@@ -67,7 +67,8 @@ type Detector struct {
 	noC bool
 	// noHook: the far end said no hook will load (the remote bootstrap
 	// found a login shell it has none for).
-	noHook bool
+	noHook    bool
+	noHookEnd int64 // where the mark that said so ends
 	// shell: the shell the hook runs in, when it said (fish does: its
 	// syntax differs).
 	shell string
@@ -120,6 +121,9 @@ func (d *Detector) NoC() bool { return d.noC }
 // ("133;P;hook=none" with the nonce: the remote bootstrap starts a shell
 // it has no hook for), so no mark will come.
 func (d *Detector) NoHook() bool { return d.noHook }
+
+// NoHookEnd returns where the mark that said no hook will load ends.
+func (d *Detector) NoHookEnd() int64 { return d.noHookEnd }
 
 // Shell returns the shell the hook said it runs in ("133;P;shell=fish"),
 // or "".
@@ -242,7 +246,7 @@ func (d *Detector) osc(off, end int64) {
 		}
 		switch k, v, _ := bytes.Cut(fields[1], []byte{'='}); string(k) {
 		case "hook":
-			d.noHook = string(v) == "none"
+			d.noHook, d.noHookEnd = string(v) == "none", end
 		case "shell":
 			d.shell = string(v)
 		}
