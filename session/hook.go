@@ -118,7 +118,7 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 	ctxDone := false
 	for {
 		s.mu.Lock()
-		done, lost := s.ready || s.exited, s.hookLost != ""
+		done, lost := s.ready || s.exited || s.hookless, s.hookLost != ""
 		ch := s.changedLocked()
 		s.mu.Unlock()
 		if done {

@@ -14,19 +14,23 @@ import (
 	"github.com/ttymux/ttymux/transport"
 )
 
-//go:embed shellinit/bashrc shellinit/zshenv
+//go:embed shellinit/bashrc shellinit/zshenv shellinit/shrc shellinit/fish
 var shellinit embed.FS
 
-// shellKind names the shells ttymux knows how to integrate with, by the base
-// name of their program.
+// shellKind names the shells ttymux knows, by the base name of their
+// program: bash, zsh and fish (their own hooks), "posix" for those that
+// read $ENV and expand $? in PS1 (shellinit/shrc), "shell" for other
+// shells.
 func shellKind(program string) string {
 	base := filepath.Base(program)
 	base = strings.TrimPrefix(base, "-")
 	switch base {
-	case "bash", "zsh":
+	case "bash", "zsh", "fish":
 		return base
-	case "sh", "dash", "ash", "ksh", "mksh", "fish", "tcsh", "csh", "busybox":
+	case "sh", "dash", "ash", "ksh", "mksh", "busybox":
 		return "posix"
+	case "tcsh", "csh":
+		return "shell"
 	}
 	return ""
 }
@@ -58,7 +62,7 @@ func writeShellInit(dir string) (string, error) {
 		}
 	}
 	files := map[string][]byte{}
-	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv"} {
+	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv", "shellinit/shrc": "shrc", "shellinit/fish": "fish.fish"} {
 		b, err := shellinit.ReadFile(name)
 		if err != nil {
 			return "", err
@@ -124,6 +128,12 @@ func ansiCQuote(s string) string {
 // shell).
 func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 	kind := shellKind(t.Command)
+	switch kind {
+	case "posix":
+		return integratePOSIX(t, dir, norc)
+	case "fish":
+		return integrateFish(t, dir, norc)
+	}
 	if kind != "bash" && kind != "zsh" {
 		return "", nil
 	}
@@ -197,9 +207,10 @@ func dropLogin(args []string) ([]string, bool) {
 }
 
 // nestedHook returns a command line that installs ttymux's hook into the
-// bash or zsh reading it (a shell typed into the session), marking with the
-// session's nonce, which is made now if the session had none. In other
-// shells it does nothing.
+// bash, zsh or other POSIX shell (ash, dash, mksh: a D mark in PS1)
+// reading it (a shell typed into the session), marking with the session's
+// nonce, which is made now if the session had none. fish and csh cannot
+// parse it.
 func (s *Session) nestedHook() string {
 	s.mu.Lock()
 	if !s.det.Hooked() {
@@ -208,5 +219,88 @@ func (s *Session) nestedHook() string {
 	nonce := s.det.Nonce()
 	s.mu.Unlock()
 	return `if [ -n "${BASH_VERSION-}" ]; then __ttymux_nonce=` + nonce + `; eval ` + ansiCQuote(hookSection("shellinit/bashrc")) +
-		`; elif [ -n "${ZSH_VERSION-}" ]; then typeset -g __ttymux_nonce=` + nonce + `; eval ` + ansiCQuote(hookSection("shellinit/zshenv")) + `; __ttymux_install; fi`
+		`; elif [ -n "${ZSH_VERSION-}" ]; then typeset -g __ttymux_nonce=` + nonce + `; eval ` + ansiCQuote(hookSection("shellinit/zshenv")) + `; __ttymux_install; ` +
+		// Any other POSIX shell (ash, dash, mksh): the D mark with $? in
+		// PS1, as shellinit/shrc puts it there (c=0: no C mark comes).
+		`else __ttymux_nonce=` + nonce + `; PS1="$(printf '\033]133;D;')\$?;c=0;ttymux=\${__ttymux_nonce}$(printf '\007')${PS1-}$(printf '\033]133;B;ttymux=')\${__ttymux_nonce}$(printf '\007')"; fi`
+}
+
+
+// integratePOSIX makes the POSIX shell t starts (BusyBox ash, dash, mksh)
+// read shellinit/shrc through ENV, which restores the user's ENV and reads
+// it before it puts the marks into PS1. Arguments other than -i choose
+// what the shell runs (-c, a script), and busybox needs its shell applet
+// named first; otherwise t is left alone.
+func integratePOSIX(t *transport.Target, dir string, norc bool) (string, error) {
+	args := t.Args
+	if filepath.Base(t.Command) == "busybox" {
+		if len(args) == 0 || args[0] != "ash" && args[0] != "sh" {
+			return "", nil
+		}
+		args = args[1:]
+	}
+	for _, a := range args {
+		if a != "-i" {
+			return "", nil
+		}
+	}
+	d, nf, nonce, err := writeNonce(dir)
+	if err != nil {
+		return "", err
+	}
+	userEnv, _ := os.LookupEnv("ENV")
+	for _, kv := range t.Env {
+		if v, ok := strings.CutPrefix(kv, "ENV="); ok {
+			userEnv = v
+		}
+	}
+	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE_FILE="+nf, "TTYMUX_ENV="+userEnv, "ENV="+filepath.Join(d, "shrc"))
+	if norc {
+		t.Env = append(t.Env, "TTYMUX_NORC=1")
+	}
+	return nonce, nil
+}
+
+// writeNonce writes the integration files under dir and a new nonce into a
+// file of its own there, which the hook reads and removes (see
+// shellinit/bashrc: in the environment it would be readable by every
+// program the shell runs). It returns the files' directory, the nonce
+// file's path and the nonce.
+func writeNonce(dir string) (d, file, nonce string, err error) {
+	d, err = writeShellInit(dir)
+	if err != nil {
+		return "", "", "", err
+	}
+	nonce = newNonce()
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	nf := "nonce-" + hex.EncodeToString(rnd[:])
+	if _, err := privdir.WriteFile(d, nf, []byte(nonce+"\n")); err != nil {
+		return "", "", "", fmt.Errorf("write shell integration: %w", err)
+	}
+	return d, filepath.Join(d, nf), nonce, nil
+}
+
+// integrateFish makes the fish t starts load shellinit/fish with
+// --init-command, which fish runs after the user's config. Arguments
+// other than -i and -l choose what fish runs, and t is left alone.
+func integrateFish(t *transport.Target, dir string, norc bool) (string, error) {
+	for _, a := range t.Args {
+		switch a {
+		case "-i", "--interactive", "-l", "--login":
+		default:
+			return "", nil
+		}
+	}
+	d, nf, nonce, err := writeNonce(dir)
+	if err != nil {
+		return "", err
+	}
+	t.Env = append(slices.Clip(t.Env), "TTYMUX_NONCE_FILE="+nf, "TTYMUX_RCFILE="+filepath.Join(d, "fish.fish"))
+	args := []string{"--init-command", `source "$TTYMUX_RCFILE"`}
+	if norc {
+		args = append(args, "--no-config")
+	}
+	t.Args = append(args, t.Args...)
+	return nonce, nil
 }

@@ -42,7 +42,8 @@ type SendRequest struct {
 	// Mark appends a sentinel command that reports the exit status, for
 	// POSIX shells ttymux has no hook in (nested, remote, serial).
 	Mark bool
-	// Integrate types ttymux's hook into the bash or zsh now at the prompt
+	// Integrate types ttymux's hook into the bash, zsh or POSIX shell
+	// (mksh, dash; a D mark in PS1) now at the prompt
 	// (one typed into the session: ssh host, docker exec, su), after which
 	// its commands come back with exit codes.
 	Integrate bool
@@ -175,6 +176,10 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		s.awaitLineEditor(ctx) // the text, or the text and mark's sentinel, is several lines
 	}
 	s.catchUp(ctx) // backlog.go: output made before this send is not its own
+	// A query the far end made (BusyBox ash asks for the cursor after
+	// every prompt) is answered before the text is typed, as a terminal
+	// would have: typed after, the answer goes to the command.
+	s.scr.AwaitAnswers(ctx, catchUpMax)
 	look := s.lookBeforeSend()
 	ty, err := s.composeSend(req, look)
 	if err != nil {
@@ -304,6 +309,7 @@ type typing struct {
 	readOff   int64
 	oldPrompt string
 	shellRead int64 // verdict.Command.ShellRead
+	noC       bool  // the hook prints no C marks (verdict.Command.NoC)
 }
 
 // composeSend turns the request into steps and reads the situation they
@@ -349,6 +355,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		ty.input = true
 	}
 	ty.ready = s.ready
+	ty.noC = s.det.NoC()
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
 	if live {
@@ -401,7 +408,11 @@ func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]s
 		// sentinel. Typed, the sentinel is split in two words, so its echo
 		// can never match (markRe).
 		ty.markID = newNonce()[:8]
-		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s "$?"`, ty.markID)
+		status := `"$?"`
+		if s.fish || s.det.Shell() == "fish" {
+			status = "$status" // fish rejects $? even in quotes
+		}
+		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s %s`, ty.markID, status)
 		text = strings.TrimRight(text, "\n")
 		if sentinelOwnLine(text) {
 			// A comment, a background job or several lines: the sentinel
@@ -518,6 +529,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	c := newCommand(ty.sendOff, start, typed, opts.until)
 	c.AtPrompt, c.Prompt = ty.atPrompt, ty.prompt
 	c.ShellRead = ty.shellRead
+	c.NoC = ty.noC
 	c.NoEnter = !ty.submits && !strings.ContainsAny(string(req.Bytes), "\r\n") // verdict: an unsubmitted line is a human wait
 	if ty.markID != "" {
 		c.SetMark(ty.markID)
@@ -533,7 +545,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	switch {
 	case owed > 0 && !ty.input:
 		// Typed ahead: the shell reads it once what runs has ended.
-		c.DueD, c.NeedC, c.AtPrompt = owed+1, true, true
+		c.DueD, c.NeedC, c.AtPrompt = owed+1, !ty.noC, true
 		c.owes = owed + ty.enters
 		c.earlierFrom = readOff
 		switch {
@@ -591,7 +603,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	// after a timeout (DESIGN.md, "Output returned to the model"),
 	// unless the terminal says a program asks.
 	c.timedOut = !req.Wait
-	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
+	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate && !ty.noC {
 		c.NeedC = true
 	}
 	c.before = joinEarlier(parts...)

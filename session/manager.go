@@ -230,6 +230,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 		id: id, name: req.Name, transport: k.Name, command: o.Command,
 		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce,
 		shell: o.Shell, enter: enter, policyHost: k.policyHost(req.Target, ""), port: k.port(req.Target),
+		fish: shellKind(o.Target.Command) == "fish",
 	}
 	note := ""
 	if req.Persistent {
@@ -274,8 +275,20 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	}
 	switch {
 	case o.Nonce != "":
-		if !s.waitReady(ctx, m.opts.ReadyTimeout) {
-			m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)
+		ready := s.waitReady(ctx, m.opts.ReadyTimeout)
+		if ready && s.hookPrintsNoC() {
+			s.waitPromptDrawn(ctx, catchUpMax)
+		}
+		if !ready {
+			if s.isHookless() {
+				// The far end said at once that no hook loads: let the
+				// shell draw its first prompt, as below, once it has
+				// printed something after saying so.
+				s.waitOutputAfterNoHook(ctx, min(m.opts.ReadyTimeout, time.Second))
+				s.waitSettled(ctx, min(m.opts.ReadyTimeout, time.Second))
+			} else {
+				m.log.Warn("shell integration did not report a prompt; falling back to the shell layer", "session", cfg.id)
+			}
 		}
 	case s.shell:
 		// A shell without the hook: let it draw its first prompt, so the
@@ -501,6 +514,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		port:       kind.port(transport.Target{Command: ks.Command}),
 		conn:       conn, size: size, ringSize: m.opts.RingSize, nonce: md.Nonce, enter: md.Enter,
 		shell: md.Shell || shellKind(strings.Fields(ks.Command + " x")[0]) != "",
+		fish:  shellKind(strings.Fields(ks.Command + " x")[0]) == "fish",
 		log:   m.log.With("session", sid),
 		kept:  true, keeper: k, from: res.From, fromLine: res.FromLine, confined: ks.Confined,
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,

@@ -107,6 +107,9 @@ func (s *Session) persist() {
 	m := s.meta
 	m.ReadOff = s.readOff
 	m.Integrated = m.Integrated || s.ready
+	if s.hookless {
+		m.Nonce = "" // no hook loaded: a server attaching later expects no marks
+	}
 	if c := s.cmd; c != nil {
 		m.HasCmd, m.CmdOff, m.CmdAtPrompt = true, c.SendOff, c.AtPrompt
 		m.CmdAnchor = max(c.Anchor, 0)

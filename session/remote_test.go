@@ -144,7 +144,7 @@ func currentUmask(t *testing.T) string {
 // shell) as the hook not reporting at the first prompt.
 func TestRemoteHookNoteIsTruthful(t *testing.T) {
 	for _, tt := range []struct{ name, shell, profile, want, not string }{
-		{"dash", "dash", "", "the login shell is dash, not bash or zsh", ""},
+		{"a shell with no hook", "rbash", "", "no hook for rbash", ""},
 		{"bash that execs another shell", "bash", "exec bash --norc --noprofile\n", "did not report at the first prompt", "not bash or zsh"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

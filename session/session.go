@@ -102,6 +102,8 @@ type Session struct {
 	hookLost   string        // why the hook was found broken ("" while it works or has not reported yet); see hook.go
 	hookNote   string        // a note on hookLost the next result carries
 	hookNoted  bool          // hookNote was made: the session says it once
+	hookless   bool          // the far end said no hook will load (verdict.Detector.Hookless)
+	fish       bool          // the program is fish (the hook also says so: verdict.Detector.Shell)
 	changed    chan struct{} // closed and replaced on every change someone waits for
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
@@ -140,6 +142,7 @@ type sessionConfig struct {
 	ringSize                     int
 	nonce                        string
 	shell                        bool
+	fish                         bool // the shell is fish (the mark layer's syntax)
 	enter                        string
 	confined                     int // see Session.Confined; 0: ask the Conn
 	log                          *slog.Logger
@@ -170,6 +173,7 @@ func newSession(c sessionConfig) *Session {
 		log:       c.log,
 		now:       time.Now,
 		shell:     c.shell,
+		fish:      c.fish,
 		enter:     cmp.Or(c.enter, "\r"),
 		ring:      r,
 		lines:     lines,
@@ -276,6 +280,14 @@ func (s *Session) feed(p []byte, at time.Time) {
 	s.lastOutput = s.now()
 	if s.det.Count() != marks {
 		s.hookMarksLocked(dones) // hook.go
+		s.notifyMarkLocked()
+	}
+	if !s.hookless && !s.ready && s.det.Hookless() {
+		// No hook will load (a login shell the remote bootstrap has
+		// none for): the lower layers judge from now on, and the open
+		// need not wait for a mark.
+		s.hookless = true
+		s.det.SetNonce("")
 		s.notifyMarkLocked()
 	}
 	s.notifyLocked()
@@ -535,3 +547,44 @@ func untilSteps(pattern string) int {
 // OpenNote says why a session asked to be persistent is not, or what an
 // attach could not recover; empty when there is nothing to say.
 func (s *Session) OpenNote() string { return s.openNote }
+
+// isHookless reports whether the far end said no hook will load.
+func (s *Session) isHookless() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hookless
+}
+
+// waitPromptDrawn waits, at most d, until the prompt after the hook's last
+// D mark is drawn (its B mark came) or the session ended. For a shell
+// hooked through PS1 the D comes before the prompt, and BusyBox ash asks
+// for the cursor right after it: open returns once that query is in, so
+// the first send waits for its answer (screen.AwaitAnswers) instead of
+// being typed ahead of it.
+func (s *Session) waitPromptDrawn(ctx context.Context, d time.Duration) {
+	s.waitFor(ctx, d, func() bool {
+		last, ok := s.det.Last()
+		if !ok || s.exited {
+			return true
+		}
+		_, drawn := s.det.PromptEndAfter(last.Off)
+		return drawn
+	})
+	s.mu.Lock()
+	s.readOff = s.ring.End()
+	s.mu.Unlock()
+}
+
+// hookPrintsNoC reports whether the hook prints no C marks (a PS1 hook).
+func (s *Session) hookPrintsNoC() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.det.NoC()
+}
+
+// waitOutputAfterNoHook waits, at most d, until the far end has printed
+// something after the mark that said no hook will load (the shell starts
+// after it), or the session ended.
+func (s *Session) waitOutputAfterNoHook(ctx context.Context, d time.Duration) {
+	s.waitFor(ctx, d, func() bool { return s.ring.End() > s.det.HooklessEnd() || s.exited })
+}

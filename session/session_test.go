@@ -441,9 +441,11 @@ func TestZshIntegration(t *testing.T) {
 	}
 }
 
-// TestShellLayerWithoutIntegration runs a shell ttymux has no hook for: the
+// TestShellLayerWithoutIntegration runs a shell without ttymux's hook: the
 // verdict comes from the foreground process group, and a quiet sleep is
-// still not complete early.
+// still not complete early. dash gets the hook through ENV when started
+// plain; an argument (-E here, emacs editing, which changes nothing) says
+// the caller composed the command line, and ttymux leaves it alone.
 func TestShellLayerWithoutIntegration(t *testing.T) {
 	sh, err := exec.LookPath("dash")
 	if err != nil {
@@ -457,7 +459,16 @@ func TestShellLayerWithoutIntegration(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newManager(t, session.Options{Shell: sh})
-			s := openShell(t, m, "PS1="+tt.ps1)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: sh, Args: []string{"-E"}, Env: []string{"HOME=" + t.TempDir(), "PS1=" + tt.ps1, "LANG=C.UTF-8"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Info().Integrated {
+				t.Fatal("integrated, though the caller gave arguments")
+			}
 			r := send(t, s, session.SendRequest{Text: "sleep 0.5; echo slept"})
 			if !r.Complete || r.Via != tt.via || r.Output != "slept" {
 				t.Fatalf("got complete=%v via=%q output=%q", r.Complete, r.Via, r.Output)
@@ -617,9 +628,12 @@ func TestMarkInNestedShell(t *testing.T) {
 }
 
 // TestIntegrateNestedShell installs the hook into a shell typed into the
-// session; its commands then come back with exit codes.
+// session; its commands then come back with exit codes. mksh gets the D
+// mark in PS1, as ash and dash would: BusyBox ash's line editor takes at
+// most 1024 characters, shorter than the hook's line, and a nested dash
+// (no line editor, echo on) does not end the send that starts it.
 func TestIntegrateNestedShell(t *testing.T) {
-	for _, nested := range []string{"PS1='inner$ ' bash --norc --noprofile", "PS1='inner%% ' zsh -f"} {
+	for _, nested := range []string{"PS1='inner$ ' bash --norc --noprofile", "PS1='inner%% ' zsh -f", "PS1='inner$ ' mksh"} {
 		t.Run(strings.Fields(nested)[2], func(t *testing.T) { testIntegrateNested(t, nested) })
 	}
 }

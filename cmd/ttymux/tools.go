@@ -108,7 +108,7 @@ type SendIn struct {
 	Secret    bool     `json:"secret,omitempty" jsonschema:"text is a password or token: never logged, replaced by ******** in results"`
 	Wait      *bool    `json:"wait,omitempty" jsonschema:"wait for the command to finish and return its output (default true)"`
 	Until     string   `json:"until,omitempty" jsonschema:"regular expression (RE2) that ends the wait when it matches output produced after this send, e.g. '>>> ' for a Python prompt"`
-	Integrate bool     `json:"integrate,omitempty" jsonschema:"type ttymux's hook into the bash or zsh at the prompt (one you started inside the session: ssh host, docker exec -it c bash, su -); its commands then come back with exit codes. Send it alone, without text"`
+	Integrate bool     `json:"integrate,omitempty" jsonschema:"type ttymux's hook into the bash, zsh, mksh or dash at the prompt (one you started inside the session: ssh host, docker exec -it c bash, su -); its commands then come back with exit codes. Send it alone, without text"`
 	Mark      bool     `json:"mark,omitempty" jsonschema:"append a sentinel that reports the exit code, for POSIX shells without ttymux's hook (a shell typed into the session: ssh, docker exec, su; a serial console)"`
 	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"how long to wait, in milliseconds (default 30000, max 600000); on timeout the result has complete false"`
 	Confirm   bool     `json:"confirm,omitempty" jsonschema:"confirm a command the destructive-command gate or the policy held, when the client cannot ask the human and the policy lets the model confirm; while the client can ask the human, only the human's accept runs it"`

@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"io"
 	"strings"
@@ -96,11 +97,20 @@ type Screen struct {
 	// addrPauses counts the quiet pauses in a row after output that
 	// addressed the cursor on the normal screen.
 	addrPauses int
-	filled     time.Time    // when tokens was last topped up
-	urgent     bool         // a query waits for its answer
-	armed      bool         // run has been told of pending output
-	closed     bool         // Close has begun
-	made       *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
+	filled     time.Time // when tokens was last topped up
+	urgent     bool      // a query waits for its answer
+	feeding    bool      // catchUp feeds the emulator a query (answers may come)
+	replying   int       // answers queued for Options.Reply or being written
+	// reads counts the answers drain has read; readsFed is reads when the
+	// last feed of a query began and fedAt when it ended. vt's Write
+	// returns as soon as drain has read its answer, a moment before drain
+	// counts it.
+	reads    uint64
+	readsFed uint64
+	fedAt    time.Time
+	armed    bool         // run has been told of pending output
+	closed   bool         // Close has begun
+	made     *vt.Emulator // emu once it exists: Write and Close may test it and close its input pipe
 
 	// emuMu protects the following, and serialises all use of the
 	// emulator. Lock order: emuMu, then mu.
@@ -625,8 +635,20 @@ func (s *Screen) catchUp() (title string) {
 		b.buf = b.buf[:len(b.buf)-k]
 	}
 	s.sc.rebase(len(b.buf))
+	s.feeding = s.urgent // only a feed that answers a query is waited for
+	if s.feeding {
+		s.readsFed = s.reads
+	}
 	s.urgent, s.armed = false, false
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.feeding {
+			s.fedAt = time.Now()
+		}
+		s.feeding = false
+		s.mu.Unlock()
+	}()
 
 	fed := b.buf
 	// Output that redraws the normal screen in place (top) is not cut by
@@ -720,9 +742,14 @@ func (s *Screen) drain(emu *vt.Emulator, replies chan<- []byte) {
 	for {
 		n, err := emu.Read(buf)
 		if n > 0 && s.reply != nil {
+			s.mu.Lock()
+			s.replying++
+			s.reads++
+			s.mu.Unlock()
 			select {
 			case replies <- bytes.Clone(buf[:n]):
 			default:
+				s.answered()
 			}
 		}
 		if err != nil {
@@ -735,5 +762,58 @@ func (s *Screen) drain(emu *vt.Emulator, replies chan<- []byte) {
 func (s *Screen) answer(replies <-chan []byte) {
 	for p := range replies {
 		_, _ = s.reply.Write(p) // best effort: the program may be gone
+		s.answered()
+	}
+}
+
+func (s *Screen) answered() {
+	s.mu.Lock()
+	s.replying--
+	s.mu.Unlock()
+}
+
+// answerPoll is how often AwaitAnswers looks again; answerGrace is how
+// long after a query was fed to the emulator its answer may still be on
+// its way to being counted (vt answers none to some queries).
+const (
+	answerPoll  = time.Millisecond
+	answerGrace = 20 * time.Millisecond
+)
+
+// AwaitAnswers waits, at most d, until the program's terminal queries
+// written so far are answered: the answers written to Options.Reply. A
+// terminal answers at once; the emulator answers from a goroutine, after
+// creating itself for the first query. Input typed before the answer
+// lands in front of it: BusyBox ash asks where the cursor is (ESC[6n)
+// after every prompt, and an answer that comes after a typed command is
+// read by that command, or echoed into its output. It returns at once
+// when no query is pending.
+func (s *Screen) AwaitAnswers(ctx context.Context, d time.Duration) {
+	var deadline <-chan time.Time
+	var tick *time.Ticker
+	for {
+		s.mu.Lock()
+		pending := s.urgent || s.feeding || s.replying > 0 ||
+			s.reads == s.readsFed && !s.fedAt.IsZero() && time.Since(s.fedAt) < answerGrace
+		s.mu.Unlock()
+		if !pending {
+			return
+		}
+		if tick == nil {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			deadline = t.C
+			tick = time.NewTicker(answerPoll)
+			defer tick.Stop()
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		}
 	}
 }

@@ -19,7 +19,7 @@ const (
 	MarkDone        MarkKind = 'D' // the previous command finished; carries $?
 	// MarkNoHook is ttymux's own: the hook could not be installed, and
 	// the mark says why in words ("PROMPT_COMMAND and PS1 are readonly",
-	// "the login shell is fish, not bash or zsh"). It is not kept with the
+	// "no hook for tcsh"). It is not kept with the
 	// others (NoHook).
 	MarkNoHook MarkKind = 'N'
 )
@@ -69,6 +69,18 @@ type Detector struct {
 	// prompt ends, for moving the read cursor past it.
 	promptEnds []int64
 
+	// noC: the last D mark said the hook prints no C marks ("c=0": a
+	// POSIX shell's PS1 hook, which has nothing to run when a command
+	// starts).
+	noC bool
+	// hookless: the far end said no hook will load (the remote bootstrap
+	// found a login shell it has none for: "133;P;hook=none").
+	hookless    bool
+	hooklessEnd int64 // where the mark that said so ends
+	// shell: the shell the hook runs in, when it said (fish does: its
+	// syntax differs).
+	shell string
+
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
 	appCursor      bool  // DECSET 1 (DECCKM)
@@ -106,6 +118,24 @@ func (d *Detector) Nonce() string {
 // Hooked reports whether the detector has a nonce: a hook the session
 // typed or started marks its commands.
 func (d *Detector) Hooked() bool { return len(d.nonce) > 0 }
+
+// NoC reports whether the hook that printed the last D mark prints no C
+// marks (its D carries "c=0"): the echo of the typed line, not a C mark,
+// says where a command's output starts, and a D with no C before it ends
+// the command.
+func (d *Detector) NoC() bool { return d.noC }
+
+// Hookless reports whether the far end said that no hook will load
+// ("133;P;hook=none" with the nonce: the remote bootstrap starts a shell
+// it has no hook for), so no mark will come.
+func (d *Detector) Hookless() bool { return d.hookless }
+
+// HooklessEnd returns where the mark that said no hook will load ends.
+func (d *Detector) HooklessEnd() int64 { return d.hooklessEnd }
+
+// Shell returns the shell the hook said it runs in ("133;P;shell=fish"),
+// or "".
+func (d *Detector) Shell() string { return d.shell }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -226,6 +256,18 @@ func (d *Detector) osc(off, end int64) {
 	}
 	m := Mark{Kind: MarkKind(fields[0][0]), Off: off, End: end}
 	switch m.Kind {
+	case 'P':
+		// A property of the far end, not a mark.
+		if len(fields) != 3 {
+			return
+		}
+		switch k, v, _ := bytes.Cut(fields[1], []byte{'='}); string(k) {
+		case "hook":
+			d.hookless, d.hooklessEnd = string(v) == "none", end
+		case "shell":
+			d.shell = string(v)
+		}
+		return
 	case MarkPromptEnd:
 		if len(d.promptEnds) == maxMarks {
 			d.promptEnds = append(d.promptEnds[:0], d.promptEnds[maxMarks/2:]...)
@@ -233,7 +275,10 @@ func (d *Detector) osc(off, end int64) {
 		d.promptEnds = append(d.promptEnds, end)
 		return
 	case MarkDone:
-		if len(fields) != 3 {
+		// "D;<status>;ttymux=<nonce>", or "D;<status>;c=0;ttymux=<nonce>"
+		// from a hook that prints no C marks.
+		noC := len(fields) == 4 && string(fields[2]) == "c=0"
+		if len(fields) != 3 && !noC {
 			return
 		}
 		st, err := strconv.Atoi(string(fields[1]))
@@ -241,6 +286,7 @@ func (d *Detector) osc(off, end int64) {
 			return
 		}
 		m.Status = st
+		d.noC = noC
 	case MarkNoHook:
 		if len(fields) == 3 {
 			d.noHook = string(fields[1])

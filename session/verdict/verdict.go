@@ -72,6 +72,10 @@ type Command struct {
 	// bareDoneQuiet).
 	DueD  int
 	NeedC bool
+	// NoC: the hook prints no C marks (a POSIX shell's PS1 hook,
+	// Detector.NoC): the command's output starts after the echo of what
+	// was typed, and its D mark alone ends it.
+	NoC bool
 	// NoEnter: the send pressed no Enter (text typed without it, keys
 	// such as ctrl+u, up or tab). At the hooked shell's prompt nothing
 	// runs: its line editor waits for more keys, a human wait.
@@ -92,6 +96,10 @@ type Command struct {
 	mark        *regexp.Regexp
 	markEcho    string
 	markScanned int64
+	// echoAfter, when later than Sent, is when the time the terminal has
+	// to echo the typed line starts (NoC, typed ahead: when the shell
+	// drew the prompt it reads the line at).
+	echoAfter time.Time
 	// ranProgram: the shell layer saw another program own the terminal.
 	ranProgram bool
 	// shellBack is when the shell layer last saw the shell take the
@@ -373,6 +381,15 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	echoFrom := c.SendOff
 	if o.earlierOK {
 		echoFrom = o.earlier.End
+		if e, ok := t.Det.PromptEndAfter(o.earlier.Off); ok && c.NoC {
+			// No C mark will say where its output starts: the echo
+			// (a line editor redraws the line typed ahead) comes after
+			// the prompt that follows the earlier D, not in it, and
+			// only once the shell reads the line: the time to echo
+			// counts from the last output, not from the send.
+			echoFrom = e
+			c.echoAfter = h.LastOutput
+		}
 	}
 	ready := h.Ready
 	if cmdOK && c.NeedC && (!doneOK || cmd.Off < done.Off) {
@@ -385,7 +402,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		case cmdOK && (!doneOK || cmd.Off < done.Off):
 			// The hook marked where the command's output starts.
 			c.Anchor = cmd.End
-		case ready && c.AtPrompt && !doneOK && !exited:
+		case ready && c.AtPrompt && !doneOK && !exited && !c.NoC:
 			// The hook will mark it: wait for C (or D for an empty line).
 		case ready && c.DueD > 1 && !o.earlierOK && !exited:
 			// Typed ahead: what runs before it has not ended yet.
@@ -417,7 +434,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	}
 	t.Mu.Unlock()
 
-	echoPending := c.Anchor < 0 && !(ready && c.AtPrompt && !doneOK && !exited)
+	echoPending := c.Anchor < 0 && !(ready && c.AtPrompt && !doneOK && !exited && !c.NoC)
 	v = Verdict{Anchor: c.Anchor, End: end}
 	if o.earlierOK {
 		v.Earlier, v.EarlierEnd, v.EarlierCode = true, o.earlier.Off, o.earlier.Status
@@ -442,6 +459,11 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		}
 	}
 	if doneOK {
+		// With mark, the sentinel printed before the hook's D has the
+		// command's status; the D has the sentinel printf's.
+		if c.mark != nil && t.markFound(c, &v, markRegion, markFrom) && v.End < done.Off {
+			return v, false
+		}
 		st := done.Status
 		v.Complete, v.Via, v.ExitCode, v.End = true, ViaExitCode, &st, done.Off
 		return v, false
@@ -463,16 +485,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		// Only the sentinel decides: the prompt between the command and the
 		// sentinel's printf must not.
 		c.markScanned = end
-		if loc := c.mark.FindSubmatchIndex(markRegion); loc != nil {
-			st, _ := strconv.Atoi(string(markRegion[loc[2]:loc[3]]))
-			v.Complete, v.Via, v.ExitCode = true, ViaMark, &st
-			v.End = markFrom + int64(loc[0])
-			if echo := t.markEchoEnd(c, v.End); echo > v.Anchor {
-				// A line editor redrew the typed lines (a multi-line paste
-				// is echoed, then redrawn): output starts after the last
-				// echo of the sentinel's command line.
-				v.Anchor = echo
-			}
+		if t.markFound(c, &v, markRegion, markFrom) {
 			return v, false
 		}
 		return v, echoPending
@@ -562,6 +575,26 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	return v, true
 }
 
+// markFound looks for mark's sentinel line in region (output from
+// offset from) and, when it is there, makes v complete via mark with its
+// status, ending where the sentinel starts.
+func (t *Terminal) markFound(c *Command, v *Verdict, region []byte, from int64) bool {
+	loc := c.mark.FindSubmatchIndex(region)
+	if loc == nil {
+		return false
+	}
+	st, _ := strconv.Atoi(string(region[loc[2]:loc[3]]))
+	v.Complete, v.Via, v.ExitCode = true, ViaMark, &st
+	v.End = from + int64(loc[0])
+	if echo := t.markEchoEnd(c, v.End); echo > v.Anchor {
+		// A line editor redrew the typed lines (a multi-line paste
+		// is echoed, then redrawn): output starts after the last
+		// echo of the sentinel's command line.
+		v.Anchor = echo
+	}
+	return true
+}
+
 // echoEndLocked finds where the echo of the typed lines ends, scanning from
 // the send offset up to limit. It returns -1 while the echo may still be
 // arriving. final says no more output will belong to the command. t.Mu must
@@ -587,7 +620,11 @@ func (t *Terminal) echoEndLocked(c *Command, from, limit int64, final bool) int6
 			if got == "" {
 				grace = echoGraceSilent
 			}
-			if final || (pos == from && !echoes(got, want) && t.Now().Sub(c.Sent) >= grace) {
+			since := c.Sent
+			if c.echoAfter.After(since) {
+				since = c.echoAfter
+			}
+			if final || (pos == from && !echoes(got, want) && t.Now().Sub(since) >= grace) {
 				return pos
 			}
 			return -1

@@ -88,20 +88,34 @@ func newHostKeys(cfg *sshconf.Config, addr string, acceptNew bool, fileMu *sync.
 	return h, nil
 }
 
+// hostKeyOrder is OpenSSH's default HostKeyAlgorithms order (ssh_config(5)),
+// restricted to what x/crypto implements, then what x/crypto's own
+// defaults add for old servers (SHA-1 RSA, DSA). x/crypto's default order
+// prefers ECDSA and RSA to Ed25519; Dropbear 2022.83 with only an Ed25519
+// host key still advertises rsa-sha2-256 and ssh-rsa, and given one of
+// those it fails an assertion (rsa.c:164) and drops the connection, where
+// OpenSSH's client, asking for Ed25519 first, gets in.
+var hostKeyOrder = []string{
+	ssh.CertAlgoED25519v01,
+	ssh.CertAlgoECDSA256v01, ssh.CertAlgoECDSA384v01, ssh.CertAlgoECDSA521v01,
+	ssh.CertAlgoRSASHA512v01, ssh.CertAlgoRSASHA256v01,
+	ssh.KeyAlgoED25519,
+	ssh.KeyAlgoECDSA256, ssh.KeyAlgoECDSA384, ssh.KeyAlgoECDSA521,
+	ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256,
+	ssh.CertAlgoRSAv01, ssh.InsecureCertAlgoDSAv01,
+	ssh.KeyAlgoRSA, ssh.InsecureKeyAlgoDSA,
+}
+
 // algorithms returns the host key algorithms to offer: those of the keys
 // known for addr first (so a host whose Ed25519 key is known is not asked
-// for its ECDSA key, which would look like a changed key), then the rest of
-// x/crypto's defaults. nil means x/crypto's defaults.
+// for its ECDSA key, which would look like a changed key), then the rest
+// in OpenSSH's order (hostKeyOrder).
 func (h *hostKeys) algorithms() []string {
-	if h.db == nil {
-		return nil
+	var out []string
+	if h.db != nil {
+		out = slices.Clone(h.db.HostKeyAlgorithms(h.lookup))
 	}
-	known := h.db.HostKeyAlgorithms(h.lookup)
-	if len(known) == 0 {
-		return nil
-	}
-	out := slices.Clone(known)
-	for _, a := range ssh.SupportedAlgorithms().HostKeys {
+	for _, a := range hostKeyOrder {
 		if !slices.Contains(out, a) {
 			out = append(out, a)
 		}

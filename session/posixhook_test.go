@@ -1,0 +1,181 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// posixShells are the shells ttymux hooks through ENV and PS1, as open_local
+// starts them: the command and its arguments.
+var posixShells = []struct {
+	name string
+	argv []string
+}{
+	{"busybox ash", []string{"busybox", "ash"}},
+	{"dash", []string{"dash"}},
+	{"mksh", []string{"mksh"}},
+}
+
+// lookShell finds argv[0], skipping the test (failing under CI, which
+// installs them all) when it is missing.
+func lookShell(t *testing.T, argv []string) []string {
+	t.Helper()
+	p, err := exec.LookPath(argv[0])
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing under CI; .ci/run installs it", argv[0])
+		}
+		t.Skipf("%s not installed", argv[0])
+	}
+	return append([]string{p}, argv[1:]...)
+}
+
+// TestPOSIXShellHook: BusyBox ash, dash and mksh get exact exit codes
+// without mark (issue #30). They have no hook that runs around a command,
+// but read $ENV and expand $? in PS1 at every prompt: ttymux's ENV file
+// (shellinit/shrc) reads the user's own ENV first, then puts the D mark
+// with $? into PS1. Before it these shells had no exit codes at all
+// (via shell or prompt, exit_code nil) and a 1 s settle at open.
+//
+// The D mark carries c=0 (no C mark will come): the command's output starts
+// after its echo, a D without a C ends it at once (a bash D without C
+// waits a second of quiet), and until matches while the command still
+// runs.
+func TestPOSIXShellHook(t *testing.T) {
+	for _, sh := range posixShells {
+		t.Run(sh.name, func(t *testing.T) {
+			argv := lookShell(t, sh.argv)
+			home := t.TempDir()
+			// The user's ENV file: read before the hook, its PS1 kept.
+			rc := filepath.Join(home, ".shrc")
+			if err := os.WriteFile(rc, []byte("FROM_ENV=yes\nPS1='my-prompt> '\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			m := newManager(t, session.Options{Shell: "/bin/bash", NoRC: false})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			start := time.Now()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: argv[0], Args: argv[1:], Env: []string{"HOME=" + home, "ENV=" + rc, "LANG=C.UTF-8"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if !s.Info().Integrated {
+				t.Fatalf("no hook after %v: %+v", time.Since(start), s.Info())
+			}
+			r := send(t, s, session.SendRequest{Text: "echo $FROM_ENV; (exit 3)"})
+			if r.Output != "yes" || exitCode(r) != "3" || r.Via != session.ViaExitCode {
+				t.Fatalf("output %q exit %s via %q", r.Output, exitCode(r), r.Via)
+			}
+			t0 := time.Now()
+			r = send(t, s, session.SendRequest{Text: "sleep 1; echo slept"})
+			if el := time.Since(t0); r.Output != "slept" || exitCode(r) != "0" || r.Via != session.ViaExitCode || el < time.Second {
+				t.Fatalf("sleep: output %q exit %s via %q after %v", r.Output, exitCode(r), r.Via, el)
+			}
+			r = send(t, s, session.SendRequest{Text: "cd /tmp && pwd"})
+			if r.Output != "/tmp" || exitCode(r) != "0" {
+				t.Fatalf("cd: output %q exit %s", r.Output, exitCode(r))
+			}
+			if cwd, err := s.Cwd(ctx); err != nil || cwd != "/tmp" {
+				t.Errorf("Cwd = %q, %v after cd /tmp, want /tmp (OSC 7 from PS1)", cwd, err)
+			}
+			for i := range 5 {
+				want := strings.Repeat("x", i+1)
+				r = send(t, s, session.SendRequest{Text: "echo " + want + "; false"})
+				if r.Output != want || exitCode(r) != "1" || r.Via != session.ViaExitCode {
+					t.Fatalf("command %d: output %q exit %s via %q", i, r.Output, exitCode(r), r.Via)
+				}
+			}
+			// until while the command runs: the anchor comes from the echo,
+			// not from a C mark that never comes.
+			t0 = time.Now()
+			r = send(t, s, session.SendRequest{Text: "echo started; sleep 3; echo ended", Until: "started"})
+			if r.Via != session.ViaUntil || time.Since(t0) > 2500*time.Millisecond {
+				t.Fatalf("until: via %q after %v, output %q", r.Via, time.Since(t0), r.Output)
+			}
+			r = send(t, s, session.SendRequest{Text: "echo after"})
+			if !strings.HasSuffix(r.Output, "after") || exitCode(r) != "0" {
+				t.Fatalf("after the until: output %q exit %s via %q", r.Output, exitCode(r), r.Via)
+			}
+			if r = send(t, s, session.SendRequest{Text: "env | grep -E -c 'ttymux=[0-9a-f]{16}' ; echo $ENV"}); r.Output != "0\n"+rc {
+				t.Errorf("the nonce reached the environment, or ENV was not restored: %q", r.Output)
+			}
+		})
+	}
+}
+
+// TestMarkWithHook: mark: true in a hooked shell returns the command's
+// exit code. The sentinel is typed on the same line, so the hook's D mark
+// after it carries the sentinel printf's status (0); when both arrived in
+// one read the exit-code layer won and reported 0 for a false, with the
+// sentinel line in the output.
+func TestMarkWithHook(t *testing.T) {
+	for _, sh := range append([]struct {
+		name string
+		argv []string
+	}{{"bash", []string{"bash"}}}, posixShells...) {
+		t.Run(sh.name, func(t *testing.T) {
+			argv := lookShell(t, sh.argv)
+			m := newManager(t, session.Options{Shell: "/bin/bash"})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: argv[0], Args: argv[1:], Env: []string{"HOME=" + t.TempDir(), "PS1=$ ", "LANG=C.UTF-8"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if !s.Info().Integrated {
+				t.Fatal("not integrated")
+			}
+			for i := range 10 {
+				r := send(t, s, session.SendRequest{Text: "echo x; false", Mark: true})
+				if !r.Complete || exitCode(r) != "1" || r.Output != "x" {
+					t.Fatalf("run %d: complete=%v via %q exit %s output %q", i, r.Complete, r.Via, exitCode(r), r.Output)
+				}
+			}
+		})
+	}
+}
+
+// TestPOSIXTypeAhead: a command typed while another runs in a shell whose
+// hook prints no C mark. Its output starts after the echo the line editor
+// makes once the shell reads it, after the prompt the earlier command's D
+// leads: before, its result began with the prompt (dash: "$ second") or
+// with that echo (ash, whose echo came after the grace measured from the
+// send had run out).
+func TestPOSIXTypeAhead(t *testing.T) {
+	for _, sh := range posixShells {
+		t.Run(sh.name, func(t *testing.T) {
+			argv := lookShell(t, sh.argv)
+			m := newManager(t, session.Options{Shell: "/bin/bash"})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: argv[0], Args: argv[1:], Env: []string{"HOME=" + t.TempDir(), "PS1=$ "}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if _, err := s.Send(ctx, session.SendRequest{Text: "sleep 1; echo first; (exit 2)", Enter: true}); err != nil {
+				t.Fatal(err)
+			}
+			r := send(t, s, session.SendRequest{Text: "echo second; (exit 3)"})
+			if r.Output != "second" || exitCode(r) != "3" || r.Via != session.ViaExitCode {
+				t.Fatalf("output %q exit %s via %q", r.Output, exitCode(r), r.Via)
+			}
+			if e := r.Earlier; e == nil || e.ExitCode == nil || *e.ExitCode != 2 || !strings.HasSuffix(e.Output, "first") {
+				t.Fatalf("earlier: %+v", e)
+			}
+		})
+	}
+}
