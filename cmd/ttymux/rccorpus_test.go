@@ -273,7 +273,7 @@ func rcHome(t testing.TB, s rcSetup, shellPath string) (string, map[string]strin
 
 // rcClearEnv unsets, for the test, the variables of the developer's own
 // terminal that would change what the setups' rc files do.
-func rcClearEnv(t *testing.T) {
+func rcClearEnv(t testing.TB) {
 	t.Helper()
 	t.Setenv("HOME", t.TempDir())
 	for _, k := range os.Environ() {
@@ -722,4 +722,85 @@ func rcFloor(t testing.TB, s rcSetup, shell string, env map[string]string, home 
 		t.Logf("floor: %s did not run its first command within 30 s", shell)
 		return 0
 	}
+}
+
+// BenchmarkRCCorpus measures, for each local setup of the corpus (and
+// TTYMUX_RC_CORPUS), what issue #30 promises: open_local ready no later
+// than 300 ms beyond the rc files' own time, and no command slower than its
+// own runtime plus 100 ms. Each iteration starts the setup's shell on a raw
+// PTY (its floor: rc files and first prompt, then one typed command) and
+// opens it through MCP, each in a fresh HOME, then sends ten quick commands
+// and a quiet `sleep 0.5; echo X`. It reports the medians floor-ms and
+// ready-ms, beyond-floor-ms (their difference), and the worst
+// slowest-cmd-ms (beyond each command's runtime) over the iterations.
+//
+//	go test -run '^$' -bench BenchmarkRCCorpus -benchtime 3x ./cmd/ttymux
+func BenchmarkRCCorpus(b *testing.B) {
+	rcClearEnv(b)
+	for _, s := range loadRCSetups(b) {
+		b.Run(s.name, func(b *testing.B) {
+			shell := rcShellPath(b, s.shell)
+			var floors, readies []time.Duration
+			var slowest time.Duration
+			for range b.N {
+				fh, fenv := rcHome(b, s, shell)
+				floors = append(floors, rcFloor(b, s, shell, fenv, fh))
+				ready, worst := rcBenchOnce(b, s, shell)
+				readies = append(readies, ready)
+				slowest = max(slowest, worst)
+			}
+			f, r := median(floors), median(readies)
+			b.ReportMetric(float64(f.Milliseconds()), "floor-ms")
+			b.ReportMetric(float64(r.Milliseconds()), "ready-ms")
+			b.ReportMetric(float64((r - f).Milliseconds()), "beyond-floor-ms")
+			b.ReportMetric(float64(slowest.Milliseconds()), "slowest-cmd-ms")
+			b.ReportMetric(0, "ns/op") // the iteration's wall time says nothing here
+		})
+	}
+}
+
+// rcBenchOnce opens the setup through MCP in a fresh HOME and returns the
+// time open_local took and the slowest command beyond its own runtime.
+func rcBenchOnce(b *testing.B, s rcSetup, shell string) (time.Duration, time.Duration) {
+	_, env := rcHome(b, s, shell)
+	m := session.NewManager(session.Options{
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
+		StateDir: b.TempDir(),
+	})
+	defer m.CloseAll()
+	defer killTmux(env)
+	cs := connect(b, newServer(m, nil), nil)
+	args := map[string]any{"command": shell, "env": env, "persistent": false}
+	if len(s.args) > 0 {
+		args["args"] = s.args
+	}
+	start := time.Now()
+	var out OpenOut
+	res := call(b, cs, "open_local", args, &out)
+	ready := time.Since(start)
+	if res.IsError || out.ID == "" {
+		b.Fatalf("open_local: %s", resultText(res))
+	}
+	var worst time.Duration
+	cmds := []struct {
+		text    string
+		runtime time.Duration
+	}{{"sleep 0.5; echo X", 500 * time.Millisecond}}
+	for i := range 10 {
+		cmds = append(cmds, struct {
+			text    string
+			runtime time.Duration
+		}{fmt.Sprintf("echo c%d", i), 0})
+	}
+	for _, c := range cmds {
+		start := time.Now()
+		var r session.Result
+		call(b, cs, "send", map[string]any{"session_id": out.ID, "text": c.text, "timeout_ms": 5000}, &r)
+		el := time.Since(start) - c.runtime
+		if !r.Complete {
+			b.Logf("%q: not complete after %s (state %s): TestRCCorpus says why", c.text, el, r.State)
+		}
+		worst = max(worst, el)
+	}
+	return ready, worst
 }
