@@ -57,16 +57,63 @@ func writeShellInit(dir string) (string, error) {
 			return "", fmt.Errorf("shell integration: %w", err)
 		}
 	}
+	files := map[string][]byte{}
 	for name, dst := range map[string]string{"shellinit/bashrc": "bashrc", "shellinit/zshenv": "zsh/.zshenv"} {
 		b, err := shellinit.ReadFile(name)
 		if err != nil {
 			return "", err
 		}
+		files[dst] = b
+	}
+	for _, f := range zshWrappers {
+		files["zsh/"+f] = []byte(zshWrapper(f))
+	}
+	for dst, b := range files {
 		if _, err := privdir.WriteFile(filepath.Join(d, filepath.Dir(dst)), filepath.Base(dst), b); err != nil {
 			return "", fmt.Errorf("write shell integration: %w", err)
 		}
 	}
 	return d, nil
+}
+
+// zshWrappers are the startup files zsh reads from ZDOTDIR after .zshenv;
+// ttymux's own load the user's and install the hook after the last
+// (shellinit/zshenv).
+var zshWrappers = []string{".zprofile", ".zshrc", ".zlogin"}
+
+// zshWrapper is ttymux's startup file f for zsh.
+func zshWrapper(f string) string {
+	return "(( ${+functions[__ttymux_next]} )) && __ttymux_next " + f + "\n"
+}
+
+// hookSection returns the part of a shell integration file that installs
+// the hook (from its TTYMUX-HOOK line to TTYMUX-HOOK-END or the end),
+// compacted for typing: no comment lines, no indentation.
+func hookSection(file string) string {
+	b, err := shellinit.ReadFile(file)
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	text := string(b)
+	_, text, _ = strings.Cut(text, "# TTYMUX-HOOK:")
+	text, _, _ = strings.Cut(text, "# TTYMUX-HOOK-END")
+	var out []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimLeft(strings.TrimRight(line, "\n"), "\t")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	// The first line was the rest of the TTYMUX-HOOK comment.
+	return strings.Join(out[1:], "\n")
+}
+
+// ansiCQuote quotes s as a $'...' string, which bash and zsh read as one
+// word holding s.
+func ansiCQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\t", `\t`)
+	return "$'" + r.Replace(s) + "'"
 }
 
 // integrate rewrites t so that the bash or zsh it starts loads ttymux's hook
@@ -105,6 +152,10 @@ func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 	}
 	switch kind {
 	case "bash":
+		var login bool
+		if t.Args, login = dropLogin(t.Args); login {
+			t.Env = append(t.Env, "TTYMUX_LOGIN=1")
+		}
 		t.Args = append([]string{"--rcfile", filepath.Join(d, "bashrc")}, t.Args...)
 		if norc {
 			t.Args = append([]string{"--noprofile"}, t.Args...)
@@ -121,6 +172,30 @@ func integrate(t *transport.Target, dir string, norc bool) (string, error) {
 	return nonce, nil
 }
 
+// dropLogin removes bash's login option from args (-l, --login, or l in a
+// cluster of single-letter options such as -il) and reports whether it was
+// there. A login bash ignores --rcfile, so ttymux starts an interactive one
+// whose rc file reads the login files in bash -l's order (TTYMUX_LOGIN,
+// shellinit/bashrc).
+func dropLogin(args []string) ([]string, bool) {
+	var out []string
+	login := false
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return append(out, args[i:]...), login
+		case a == "-l" || a == "--login":
+			login = true
+			continue
+		case len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.Trim(a[1:], "abcdefhiklmnprtuvxBCEHPT") == "" && strings.Contains(a, "l"):
+			login = true
+			a = strings.ReplaceAll(a, "l", "")
+		}
+		out = append(out, a)
+	}
+	return out, login
+}
+
 // nestedHook returns a command line that installs ttymux's hook into the
 // bash or zsh reading it (a shell typed into the session), marking with the
 // session's nonce, which is made now if the session had none. In other
@@ -132,6 +207,6 @@ func (s *Session) nestedHook() string {
 	}
 	nonce := s.det.Nonce()
 	s.mu.Unlock()
-	return `if [ -n "$BASH_VERSION" ]; then __ttymux_nonce=` + nonce + `; __ttymux_prompt() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOSTNAME-}" "${PWD//%/%25}" "$s" "$__ttymux_nonce"; return $s; }; PROMPT_COMMAND="__ttymux_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}"; PS0="${PS0}$(builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce")"; ` +
-		`elif [ -n "$ZSH_VERSION" ]; then typeset -g __ttymux_nonce=` + nonce + `; __ttymux_precmd() { local s=$?; builtin printf "\033]7;file://%s%s\007\033]133;D;%s;ttymux=%s\007" "${HOST-}" "${PWD//\%/%25}" "$s" "$__ttymux_nonce"; return $s; }; __ttymux_preexec() { builtin printf "\033]133;C;ttymux=%s\007" "$__ttymux_nonce"; }; precmd_functions=(__ttymux_precmd $precmd_functions); preexec_functions+=(__ttymux_preexec); fi`
+	return `if [ -n "${BASH_VERSION-}" ]; then __ttymux_nonce=` + nonce + `; eval ` + ansiCQuote(hookSection("shellinit/bashrc")) +
+		`; elif [ -n "${ZSH_VERSION-}" ]; then typeset -g __ttymux_nonce=` + nonce + `; eval ` + ansiCQuote(hookSection("shellinit/zshenv")) + `; __ttymux_install; fi`
 }

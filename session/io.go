@@ -283,7 +283,8 @@ type typing struct {
 	prompt    string
 	input     bool // input to a running program, not a command line
 	ready     bool
-	owed      int // D marks the hooked shell prints before it reads this text
+	seenC     bool // the hook has printed a C mark (a readonly PS0 never does)
+	owed      int  // D marks the hooked shell prints before it reads this text
 	readOff   int64
 	oldPrompt string
 	shellRead int64 // verdict.Command.ShellRead
@@ -313,26 +314,29 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	}
 	ty.sendOff = s.ring.End()
 	ty.shellRead = -1
-	if s.shell && !s.ready && !s.det.Hooked() {
+	if s.shell && !s.ready {
 		ty.shellRead = s.term.ShellReadMark() // only the shell layer asks
 	}
+	live := s.hookLive() // hook.go: the marks say what the shell does
 	last, ok := s.det.Last()
+	ok = ok && live
 	ty.atPrompt = ok && last.Kind != verdict.MarkCommand
 	ty.prompt = s.term.LearnPromptLocked()
 	// Echo off while a command runs: a program edits its own input line
 	// (a nested shell, a REPL); at the hook's prompt it is the shell's
 	// own line editor.
 	inCommand := ok && last.Kind == verdict.MarkCommand
-	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || !s.det.Hooked()) || look.st.WaitsForInput(inCommand)
+	ty.input = req.Secret || req.Text == "" || req.Integrate || look.echoOff && (inCommand || !live) || look.st.WaitsForInput(inCommand)
 	if p := s.cmd; p != nil && inCommand && (p.reportedVia == ViaPrompt || p.reportedVia == ViaMark) {
 		// The program that drew the prompt that ended the last command
 		// (a nested shell, a REPL) still runs: this is its input too.
 		ty.input = true
 	}
 	ty.ready = s.ready
+	ty.seenC = s.det.SeenCommand()
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
-	if s.det.Hooked() {
+	if live {
 		switch {
 		case !s.ready && !ok:
 			ty.owed = 1
@@ -572,7 +576,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	// after a timeout (DESIGN.md, "Output returned to the model"),
 	// unless the terminal says a program asks.
 	c.timedOut = !req.Wait
-	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
+	if owed == 0 && c.AtPrompt && ty.ready && ty.seenC && req.Text != "" && req.Enter && !req.Integrate {
 		c.NeedC = true
 	}
 	c.before = joinEarlier(parts...)
@@ -714,6 +718,9 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
 	case !v.Complete && waited:
 		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
+	}
+	if n := s.takeHookNote(); n != "" {
+		r.Note = joinNote(r.Note, n)
 	}
 	s.noteRecording(&r)
 	return r
@@ -1143,6 +1150,9 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	r.State, r.Foreground = st.State, st.Foreground
 	settledState(&r, v)
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
+	if n := s.takeHookNote(); n != "" {
+		r.Note = joinNote(r.Note, n)
+	}
 	s.noteRecording(&r)
 	return r
 }

@@ -39,6 +39,11 @@ func remoteBootstrap(nonce string) (string, error) {
 			return "", fmt.Errorf("shell integration file cannot be sent inside single quotes")
 		}
 	}
+	// zsh's other startup files in ttymux's ZDOTDIR (integration.go).
+	wrappers := ""
+	for _, f := range zshWrappers {
+		wrappers += ` && printf "%s\n" "` + strings.ReplaceAll(strings.TrimSuffix(zshWrapper(f), "\n"), "$", `\$`) + `" >"$d/zsh/` + f + `"`
+	}
 	var b strings.Builder
 	b.WriteString("exec /bin/sh -c '")
 	b.WriteString(`s=${SHELL:-/bin/sh}
@@ -51,12 +56,13 @@ bash)
 	b.WriteString(`TTYMUX_EOF
 	;;
 zsh)
-	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && echo ` + nonce + ` >"$d/n" && cat >"$d/zsh/.zshenv") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
+	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && echo ` + nonce + ` >"$d/n" && cat >"$d/zsh/.zshenv"` + wrappers + `) <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
 `)
 	b.Write(zshenv)
 	b.WriteString(`TTYMUX_EOF
 	;;
 esac
+printf "\033]133;N;the login shell is %s, not bash or zsh;ttymux=` + nonce + `\007" "${s##*/}"
 exec "$s" -l
 '`)
 	return b.String(), nil

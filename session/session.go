@@ -83,7 +83,9 @@ type Session struct {
 	exited     bool
 	exitErr    error
 	exitCode   *int
-	ready      bool          // the shell integration has drawn its first prompt
+	ready      bool          // the shell integration has printed a D mark and was not found broken since
+	hookLost   string        // why the hook was found broken ("" while it works or has not reported yet); see hook.go
+	hookNote   string        // a note on hookLost the next result carries, once
 	changed    chan struct{} // closed and replaced on every change someone waits for
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end
@@ -176,7 +178,7 @@ func newSession(c sessionConfig) *Session {
 	s.term = verdict.Terminal{
 		Mu: &s.mu, Log: s.ring, Det: s.det, Conn: s.conn, AltScreen: s.scr.AltScreen, Shell: s.shell,
 		Held: func() verdict.Held {
-			return verdict.Held{LastOutput: s.lastOutput, Exited: s.exited, ExitCode: s.exitCode, Ready: s.ready}
+			return verdict.Held{LastOutput: s.lastOutput, Exited: s.exited, ExitCode: s.exitCode, Ready: s.ready, HookLost: s.hookLost != ""}
 		},
 		Now: func() time.Time { return s.now() }, // tests replace s.now
 	}
@@ -242,12 +244,12 @@ func (s *Session) feed(p []byte, at time.Time) {
 	s.ring.Write(p)
 	s.lines.Write(p)
 	s.times.Write(p, at)
-	marks := s.det.Count()
+	marks, dones := s.det.Count(), s.det.Dones()
 	s.det.Write(p)
 	s.cwd.Write(p)
 	s.lastOutput = s.now()
 	if s.det.Count() != marks {
-		s.ready = true
+		s.hookMarksLocked(dones) // hook.go
 		s.notifyMarkLocked()
 	}
 	s.notifyLocked()
@@ -353,19 +355,6 @@ func (s *Session) waitFor(ctx context.Context, d time.Duration, cond func() bool
 			return false
 		}
 	}
-}
-
-// waitReady waits until the shell integration has drawn its first prompt, the
-// session ended, or d elapsed. It reports whether the integration is ready.
-func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
-	s.waitFor(ctx, d, func() bool { return s.ready || s.exited })
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ready {
-		// Nothing before the first prompt is a command's output.
-		s.readOff = s.ring.End()
-	}
-	return s.ready
 }
 
 // waitSettled waits until the far end has printed something and then been

@@ -85,8 +85,20 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	var last time.Time
 	human := time.NewTimer(time.Hour)
 	defer human.Stop()
+	hookT := time.NewTimer(time.Hour)
+	hookT.Stop()
+	defer hookT.Stop()
 	for {
 		v, changed, marked, needPoll := s.evaluate(c)
+		if v.HookLost {
+			// The prompt came back without the hook's D mark: the
+			// session goes on without the hook (hook.go).
+			s.hookLostIn(c)
+			continue
+		}
+		if v.Recheck > 0 {
+			hookT.Reset(v.Recheck)
+		}
 		var recheck time.Duration
 		if v.Complete {
 			// Text taken as input to a running program may have been read
@@ -130,6 +142,7 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 			}
 		case <-coalesced:
 		case <-human.C:
+		case <-hookT.C:
 		case <-marked:
 		case <-poll:
 		case <-progress:

@@ -655,8 +655,9 @@ func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in Ope
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
-	if !out.Integrated && in.Command == "" {
-		out.Note = joinNote(out.Note, "the remote shell is not bash or zsh: use mark: true on send for exit codes; completion falls back to the prompt")
+	if !out.Integrated && in.Command == "" && s.HookProblem() == "" {
+		// A broken hook is in the open note already, with its cause.
+		out.Note = joinNote(out.Note, "ttymux's shell hook has not reported: use mark: true on send for exit codes; completion falls back to the prompt")
 	}
 	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
 	if out.Output != "" {

@@ -17,6 +17,11 @@ const (
 	MarkPromptEnd   MarkKind = 'B' // the prompt is drawn; typed input follows
 	MarkCommand     MarkKind = 'C' // a command line was accepted; its output follows
 	MarkDone        MarkKind = 'D' // the previous command finished; carries $?
+	// MarkNoHook is ttymux's own: the hook could not be installed, and
+	// the mark says why in words ("PROMPT_COMMAND and PS1 are readonly",
+	// "the login shell is fish, not bash or zsh"). It is not kept with the
+	// others (NoHook).
+	MarkNoHook MarkKind = 'N'
 )
 
 // A Mark is one shell-integration event found in the output stream.
@@ -55,6 +60,10 @@ type Detector struct {
 
 	marks []Mark
 	count int // marks found so far, including those dropped from marks
+	dones int // D marks found so far
+	seenC bool
+	// noHook is the reason of the last N mark, "" for none.
+	noHook string
 
 	// promptEnds: where the last B marks end, oldest first. They are kept
 	// apart from marks (and not counted) because they only say where a
@@ -101,6 +110,19 @@ func (d *Detector) Hooked() bool { return len(d.nonce) > 0 }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
+
+// Dones returns how many D marks were found so far: the hook reports only
+// once it has printed one (a C mark alone proves nothing of the D marks
+// a command's end depends on).
+func (d *Detector) Dones() int { return d.dones }
+
+// SeenCommand reports whether a C mark was ever found: a hook whose C
+// marks do not come (a readonly PS0) ends commands with D marks alone.
+func (d *Detector) SeenCommand() bool { return d.seenC }
+
+// NoHook returns why the hook said it could not be installed (an N mark),
+// or "".
+func (d *Detector) NoHook() string { return d.noHook }
 
 // Marks returns the marks kept, oldest first (B marks excepted). The slice
 // is the detector's: read it before the next Write.
@@ -224,9 +246,20 @@ func (d *Detector) osc(off, end int64) {
 			return
 		}
 		m.Status = st
-	case MarkPromptStart, MarkCommand:
+	case MarkNoHook:
+		if len(fields) == 3 {
+			d.noHook = string(fields[1])
+			d.count++
+		}
+		return
+	case MarkCommand:
+		d.seenC = true
+	case MarkPromptStart:
 	default:
 		return
+	}
+	if m.Kind == MarkDone {
+		d.dones++
 	}
 	if len(d.marks) == maxMarks {
 		copy(d.marks, d.marks[maxMarks/2:])

@@ -77,6 +77,9 @@ func (t *Terminal) Classify() Status {
 	tail, _ := t.Log.AppendRange(nil, max(t.Log.Start(), end-2048), end)
 	lastMark, hasMark := t.Det.Last()
 	t.Mu.Unlock()
+	if h.HookLost {
+		hasMark = false // a broken hook's marks say nothing of now
+	}
 	var st Status
 	if h.Exited {
 		st.State = "exited"

@@ -23,7 +23,10 @@ type Held struct {
 	LastOutput time.Time // when output last arrived
 	Exited     bool      // the far end has ended
 	ExitCode   *int      // its exit status, once known
-	Ready      bool      // the shell integration has drawn its first prompt
+	Ready      bool      // the shell integration has printed a D mark and has not been found broken since
+	// HookLost: the session has a hook that was found broken (it did not
+	// report at a prompt): its marks say nothing of what runs now.
+	HookLost bool
 }
 
 // A Terminal is a session as the engine sees it: the boundary between the
@@ -151,4 +154,49 @@ func (t *Terminal) held() Held {
 	t.Mu.Lock()
 	defer t.Mu.Unlock()
 	return t.Held()
+}
+
+// HookQuiet is how long output must be quiet, the shell back in its line
+// editor, before a prompt without the hook's D mark is taken for a broken
+// hook. bash and zsh print the D mark before their line editor takes the
+// terminal, so once it has (echo off) and all output is read the mark
+// would be in the log; the quiet covers an agent, whose reports of the
+// echo flag travel apart from the output.
+const HookQuiet = 100 * time.Millisecond
+
+// ShellEditsLine reports whether the session's shell is in its line
+// editor, waiting at a prompt: the shell owns the terminal, the terminal's
+// echo is off (readline and zle echo by themselves), output has been quiet
+// for HookQuiet with nothing left unread, the kernel says the shell waits
+// to read (where it can tell), and the line editor shows itself: it turned
+// bracketed paste on at or after from, or the last line ends like a prompt
+// (a read -s, also with echo off, asks with "Password: "). When it is not
+// (yet), it returns how long to wait before asking again. It does not
+// take Mu.
+func (t *Terminal) ShellEditsLine(from int64) (bool, time.Duration) {
+	if !t.Shell {
+		return false, 0
+	}
+	h := t.held()
+	if q := t.Now().Sub(h.LastOutput); q < HookQuiet {
+		return false, HookQuiet - q
+	}
+	if fg, ok := t.Foreground(); !ok || !fg.IsShell || !t.EchoOff() || t.unread() {
+		return false, HookQuiet
+	}
+	if w, ok := t.shellWaits(); ok && !w {
+		return false, HookQuiet
+	}
+	t.Mu.Lock()
+	paste := t.Det.BracketedPaste() && t.Det.PasteOnAt() >= from
+	end := t.Log.End()
+	b, _ := t.Log.AppendRange(nil, max(t.Log.Start(), from, end-1024), end)
+	t.Mu.Unlock()
+	if paste {
+		return true, 0
+	}
+	if l := lastLine(b); l != "" && len(l) <= maxPrompt && knownPromptRe.MatchString(l) && !arrowRe.MatchString(l) {
+		return true, 0
+	}
+	return false, HookQuiet
 }

@@ -184,6 +184,13 @@ type Verdict struct {
 	// (password_prompt, pager …): the wait ended early, not complete. The
 	// session's wait sets it from HumanWait.
 	Waiting Status
+	// HookLost: the hook tracks the command, which started (its C mark),
+	// and the shell is back in its line editor with no D mark: the hook
+	// is broken. The session drops it and evaluates again.
+	HookLost bool
+	// Recheck, when not 0, is when to evaluate again although no output
+	// or mark comes (to see whether the hook still reports).
+	Recheck time.Duration
 }
 
 // humanQuiet is how long output must be quiet, after output that came
@@ -404,6 +411,16 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	}
 	if bareWait {
 		return v, true
+	}
+	if hookTracks && cmdOK && c.NeedC && t.Shell {
+		// The command started; if the shell is back at its prompt
+		// without a D mark, the hook no longer reports.
+		lost, again := t.ShellEditsLine(cmd.End)
+		if lost {
+			v.HookLost = true
+			return v, false
+		}
+		v.Recheck = again
 	}
 	if c.mark != nil {
 		// Only the sentinel decides: the prompt between the command and the

@@ -1,0 +1,223 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// The hook must survive what users' rc files do (issue #30). Each setup
+// here is an rc file as people write them, or a real prompt framework from
+// a Debian package; a real bash or zsh on a real PTY loads it with
+// ttymux's hook, and the session must report exact exit codes by the
+// hook, with no error of the hook's on the terminal.
+
+// needProgram returns the path of a program or file a test needs, and
+// skips (fails under CI) when it is missing.
+func needProgram(t testing.TB, name string) string {
+	t.Helper()
+	p := name
+	if !filepath.IsAbs(name) {
+		var err error
+		if p, err = exec.LookPath(name); err != nil {
+			p = ""
+		}
+	} else if _, err := os.Stat(name); err != nil {
+		p = ""
+	}
+	if p == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s missing under CI; .ci/run installs it", name)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// openRC opens shell with a scratch HOME holding files (name to content),
+// as a user whose startup files they are would.
+func openRC(t testing.TB, shell string, files map[string]string, args ...string) *session.Session {
+	t.Helper()
+	home := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := newManager(t, session.Options{Shell: shell})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+		Command: shell, Args: args,
+		Env: []string{"HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color", "ZDOTDIR=", "PROMPT_COMMAND=",
+			"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")},
+	}})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	logOnFailure(t, s)
+	return s
+}
+
+// hookErrors matches what a shell prints when the hook's code, or the
+// user's composed with it, fails.
+var hookErrors = regexp.MustCompile(`syntax error|unbound variable|readonly variable|parameter not set|parse error|bad substitution|__ttymux_\w*: command not found|command not found: __ttymux`)
+
+// checkHooked runs the same commands in s and checks that the hook
+// decides each with its exact exit code, and that the terminal never
+// showed an error of the hook.
+func checkHooked(t *testing.T, s *session.Session) {
+	t.Helper()
+	if in := s.Info(); !in.Integrated {
+		t.Fatalf("not integrated after open (%s)", s.HookProblem())
+	}
+	failing := "(exit 3)"
+	if r := send(t, s, session.SendRequest{Text: "echo $-"}); strings.Contains(r.Output, "e") {
+		// errexit ends the shell at (exit 3); a negated command's
+		// status is one it does not act on.
+		failing = "(exit 3) && true"
+	}
+	for _, tt := range []struct{ text, output, code string }{
+		{"echo hello", "hello", "0"},
+		{failing, "", "3"},
+		{"sleep 0.2; echo slept", "slept", "0"},
+		{"cd /tmp && pwd", "/tmp", "0"},
+	} {
+		r := send(t, s, session.SendRequest{Text: tt.text})
+		if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != tt.code || !strings.HasSuffix(r.Output, tt.output) {
+			t.Fatalf("%q: complete=%v via=%q exit=%s output=%q note=%q; want exit-code %s, output ending %q",
+				tt.text, r.Complete, r.Via, exitCode(r), r.Output, r.Note, tt.code, tt.output)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	all, err := s.Read(ctx, session.ReadRequest{Mode: "range", FromLine: 1, ToLine: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := hookErrors.FindString(all.Output); e != "" {
+		t.Fatalf("the terminal showed an error (%q):\n%s", e, all.Output)
+	}
+}
+
+// bashPreexec is the shape of bash-preexec's install: a DEBUG trap for
+// preexec, its precmd first in PROMPT_COMMAND, installed at the first
+// prompt by a string it appends and later removes, rewriting the first
+// element of PROMPT_COMMAND.
+const bashPreexec = `
+__bp_preexec_ran=0
+__bp_precmd_invoke_cmd() { local s=$?; __bp_preexec_ran=0; return $s; }
+__bp_preexec_invoke_exec() { [[ -n ${COMP_LINE-} ]] && return; __bp_preexec_ran=1; }
+__bp_install() {
+	[[ "${PROMPT_COMMAND[*]:-}" == *__bp_precmd_invoke_cmd* ]] && return 1
+	trap '__bp_preexec_invoke_exec "$_"' DEBUG
+	local existing="${PROMPT_COMMAND//$__bp_install_string/:}"
+	PROMPT_COMMAND='__bp_precmd_invoke_cmd'$'\n'"$existing"$'\n''__bp_interactive_mode'
+}
+__bp_interactive_mode() { :; }
+__bp_install_string=$'__bp_trap_string="$(trap -p DEBUG)"\ntrap - DEBUG\n__bp_install'
+PROMPT_COMMAND="${PROMPT_COMMAND:+$PROMPT_COMMAND$'\n'}$__bp_install_string"
+`
+
+// TestHookSurvivesBashRC: bash setups that broke the hook before issue
+// #30. On the old hook the pyenv-virtualenv line gave PROMPT_COMMAND ";;"
+// (a syntax error at every prompt: not integrated after 5 s, then 30 s
+// hangs), set -u printed "PS0: unbound variable", a readonly
+// PROMPT_COMMAND or PS1 printed "readonly variable" at every prompt or
+// never reported, and set -e ended the shell when a command's status was
+// not 0 (the hook returned it).
+func TestHookSurvivesBashRC(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, tt := range []struct{ name, rc string }{
+		{"pyenv-virtualenv: a trailing ;", "_my_hook() { local ret=$?; return $ret; }\nPROMPT_COMMAND=\"_my_hook;${PROMPT_COMMAND-}\"\n"},
+		{"a trailing ; and space", "PROMPT_COMMAND='history -a; '\n"},
+		{"a trailing newline", "PROMPT_COMMAND=$'history -a\\n'\n"},
+		{"history -a; $PROMPT_COMMAND", "PROMPT_COMMAND=\"history -a; $PROMPT_COMMAND\"\n"},
+		{"a trailing &", "PROMPT_COMMAND='true &'\n"},
+		{"an array", "PROMPT_COMMAND=(history\\ -a 'echo -n')\n"},
+		{"readonly PROMPT_COMMAND", "PROMPT_COMMAND='history -a'\nreadonly PROMPT_COMMAND\n"},
+		{"readonly PS1", "PS1='\\u@\\h:\\w\\$ '\nreadonly PS1\n"},
+		{"PS0 set", "PS0='\\[\\e[0m\\]'\n"},
+		{"set -u", "set -u\nPS1='\\$ '\n"},
+		{"set -e", "set -e\n"},
+		{"set -euo pipefail", "set -euo pipefail\n"},
+		{"bash-preexec", bashPreexec},
+		{"a DEBUG trap", "trap 'LAST_CMD=$BASH_COMMAND' DEBUG\n"},
+		{"a prompt with command substitution", "PS1='$(date +%s)$(true) \\w \\$ '\n"},
+		{"a banner and a slow rc", "echo 'Welcome: the rc file is slow'\nsleep 0.3\n"},
+		{"liquidprompt", "[[ $- = *i* ]] && source /usr/share/liquidprompt/liquidprompt\n"},
+		{"powerline", "POWERLINE_BASH_CONTINUATION=1\nPOWERLINE_BASH_SELECT=1\nsource /usr/share/powerline/bindings/bash/powerline.sh\n"},
+		{"bash-completion", "source /usr/share/bash-completion/bash_completion\n"},
+		{"fzf", "source /usr/share/doc/fzf/examples/key-bindings.bash\n"},
+		{"direnv", "eval \"$(direnv hook bash)\"\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, f := range regexp.MustCompile(`/usr/share/\S+|direnv`).FindAllString(tt.rc, -1) {
+				needProgram(t, f)
+			}
+			t.Parallel()
+			s := openRC(t, bash, map[string]string{".bashrc": tt.rc})
+			checkHooked(t, s)
+			if tt.name == "set -e" || tt.name == "set -euo pipefail" {
+				// A status the shell's own errexit does not act on (a
+				// negated command) must not end the shell in the hook.
+				r := send(t, s, session.SendRequest{Text: "! true"})
+				if r.Via != session.ViaExitCode || exitCode(r) != "1" {
+					t.Fatalf("! true: via %q exit %s", r.Via, exitCode(r))
+				}
+				if r := send(t, s, session.SendRequest{Text: "echo alive"}); r.Output != "alive" {
+					t.Fatalf("the shell ended after ! true: %+v", r)
+				}
+			}
+		})
+	}
+}
+
+// TestHookSurvivesZshRC: zsh setups that broke the hook before issue #30:
+// precmd_functions assigned (not appended) in .zshrc dropped the D mark
+// (not integrated after 5 s, then every command hung).
+func TestHookSurvivesZshRC(t *testing.T) {
+	zsh := needProgram(t, "zsh")
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		args  []string
+	}{
+		{"precmd_functions assigned", map[string]string{".zshrc": "my_precmd() { :; }\nprecmd_functions=(my_precmd)\npreexec_functions=()\nPROMPT='%% '\n"}, nil},
+		{"PROMPT_SUBST", map[string]string{".zshrc": "setopt PROMPT_SUBST\nPROMPT='$(print -n x)%~ %# '\nRPROMPT='$(date +%s)'\n"}, nil},
+		{"NO_UNSET and KSH_ARRAYS", map[string]string{".zshrc": "setopt NO_UNSET KSH_ARRAYS\nPROMPT='%% '\n"}, nil},
+		{"ZDOTDIR in .zshenv", map[string]string{".zshenv": "ZDOTDIR=$HOME/.config/zsh\n", ".config/zsh/.zshrc": "precmd_functions=()\nPROMPT='zd%% '\n"}, nil},
+		{"login shell", map[string]string{".zprofile": "export FROM_ZPROFILE=1\n", ".zshrc": "precmd_functions=()\n", ".zlogin": "precmd_functions=()\n"}, []string{"-l"}},
+		{"zsh-autosuggestions", map[string]string{".zshrc": "source /usr/share/zsh-autosuggestions/zsh-autosuggestions.zsh\n"}, nil},
+		{"zsh-syntax-highlighting", map[string]string{".zshrc": "source /usr/share/zsh-syntax-highlighting/zsh-syntax-highlighting.zsh\n"}, nil},
+		{"powerlevel9k", map[string]string{".zshrc": "source /usr/share/powerlevel9k/powerlevel9k.zsh-theme\n"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, body := range tt.files {
+				for _, f := range regexp.MustCompile(`/usr/share/\S+`).FindAllString(body, -1) {
+					needProgram(t, f)
+				}
+			}
+			t.Parallel()
+			s := openRC(t, zsh, tt.files, tt.args...)
+			checkHooked(t, s)
+			if tt.name == "login shell" {
+				if r := send(t, s, session.SendRequest{Text: "echo $FROM_ZPROFILE"}); r.Output != "1" {
+					t.Fatalf("a login zsh did not read .zprofile: %q", r.Output)
+				}
+			}
+		})
+	}
+}
