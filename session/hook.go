@@ -119,15 +119,20 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 	defer deadline.Stop()
 	poll := time.NewTicker(readyPoll)
 	defer poll.Stop()
+	ctxDone := false
 	for {
 		s.mu.Lock()
-		done := s.ready || s.exited || s.hookLost != ""
+		done, lost := s.ready || s.exited, s.hookLost != ""
 		ch := s.changedLocked()
 		s.mu.Unlock()
 		if done {
 			break
 		}
-		if lost, _ := s.term.ShellEditsLine(0); lost {
+		// At its first prompt (the shell in its line editor), the hook
+		// has reported or never will; a hook that said it is not
+		// installed is waited for to that prompt too, so that the
+		// first command is not typed before it.
+		if atPrompt, _ := s.term.ShellEditsLine(0); atPrompt {
 			s.mu.Lock()
 			if !s.ready && s.hookLost == "" {
 				s.loseHookLocked("did not report at the first prompt", s.hookErrorLocked(0))
@@ -135,7 +140,12 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 			s.mu.Unlock()
 			break
 		}
-		if s.errorAtPrompt() {
+		if lost {
+			if _, ok := s.term.Foreground(); !ok {
+				s.waitSettled(ctx, min(d, time.Second))
+				break
+			}
+		} else if s.errorAtPrompt() {
 			break
 		}
 		select {
@@ -147,9 +157,11 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 				s.loseHookLocked(fmt.Sprintf("did not report within %v of the start", d), s.hookErrorLocked(0))
 			}
 			s.mu.Unlock()
+			ctxDone = true
 		case <-ctx.Done():
+			ctxDone = true
 		}
-		if ctx.Err() != nil {
+		if ctxDone {
 			break
 		}
 	}

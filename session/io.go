@@ -283,8 +283,7 @@ type typing struct {
 	prompt    string
 	input     bool // input to a running program, not a command line
 	ready     bool
-	seenC     bool // the hook has printed a C mark (a readonly PS0 never does)
-	owed      int  // D marks the hooked shell prints before it reads this text
+	owed      int // D marks the hooked shell prints before it reads this text
 	readOff   int64
 	oldPrompt string
 	shellRead int64 // verdict.Command.ShellRead
@@ -333,7 +332,6 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		ty.input = true
 	}
 	ty.ready = s.ready
-	ty.seenC = s.det.SeenCommand()
 	// owed: D marks the hooked shell will print before it reads this
 	// text, for commands still running (or its first prompt).
 	if live {
@@ -576,7 +574,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 	// after a timeout (DESIGN.md, "Output returned to the model"),
 	// unless the terminal says a program asks.
 	c.timedOut = !req.Wait
-	if owed == 0 && c.AtPrompt && ty.ready && ty.seenC && req.Text != "" && req.Enter && !req.Integrate {
+	if owed == 0 && c.AtPrompt && ty.ready && req.Text != "" && req.Enter && !req.Integrate {
 		c.NeedC = true
 	}
 	c.before = joinEarlier(parts...)

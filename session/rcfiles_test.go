@@ -221,3 +221,119 @@ func TestHookSurvivesZshRC(t *testing.T) {
 		})
 	}
 }
+
+// checkFallback runs commands in s, whose hook does not report, and checks
+// that each completes by the lower layers (never a timeout, never "an
+// earlier command is still running") with its output.
+func checkFallback(t *testing.T, s *session.Session) {
+	t.Helper()
+	for _, tt := range []struct{ text, output string }{
+		{"echo hello", "hello"},
+		{"(exit 3)", ""},
+		{"sleep 0.3; echo slept", "slept"},
+		{"echo again", "again"},
+	} {
+		r := send(t, s, session.SendRequest{Text: tt.text, Timeout: 10 * time.Second})
+		if !r.Complete || r.Via == session.ViaTimeout || r.Output != tt.output || r.State != "prompt" {
+			t.Fatalf("%q: complete=%v via=%q state=%q output=%q note=%q; want complete with output %q at the prompt",
+				tt.text, r.Complete, r.Via, r.State, r.Output, r.Note, tt.output)
+		}
+		if strings.Contains(r.Note, "hook") {
+			t.Fatalf("%q: the note on the hook came again: %q", tt.text, r.Note)
+		}
+	}
+}
+
+// TestBrokenHookFoundAtOnce: rc files that leave the hook unable to report.
+// The session must know at its first prompt (not after the 5 s ready
+// timeout), say why in the open note (the error line the terminal showed,
+// or the hook's own word), and complete commands by the lower layers. On
+// the old code a C mark alone made the session "ready": open took 5 s and
+// every command then waited 30 s, "an earlier command is still running".
+func TestBrokenHookFoundAtOnce(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, tt := range []struct{ name, rc, cause string }{
+		{"the rc file execs another shell", "exec bash --norc --noprofile\n", "first prompt"},
+		{"readonly PROMPT_COMMAND and PS1", "PROMPT_COMMAND='history -a'\nPS1='$ '\nreadonly PROMPT_COMMAND PS1\n", "readonly"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newManager(t, session.Options{Shell: bash, ReadyTimeout: time.Minute})
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(tt.rc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// With a ready timeout of a minute, an open that returns
+			// within the test's deadline found the broken hook itself.
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Env: []string{"HOME=" + home, "LANG=C.UTF-8", "PROMPT_COMMAND="}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if s.Info().Integrated || !strings.Contains(s.OpenNote(), tt.cause) || !strings.Contains(s.OpenNote(), "hook") {
+				t.Fatalf("integrated=%v, open note %q; want not integrated and a note naming %q", s.Info().Integrated, s.OpenNote(), tt.cause)
+			}
+			checkFallback(t, s)
+		})
+	}
+}
+
+// TestHookStopsReporting: a command replaces the hook (PROMPT_COMMAND
+// assigned at the prompt, exec of a bash without it). The prompt comes
+// back with a C mark and no D: the session must notice at that prompt,
+// complete the command by the lower layers, say so once, and go on
+// without the hook. On the old code the command waited its whole
+// timeout.
+func TestHookStopsReporting(t *testing.T) {
+	for _, text := range []string{"PROMPT_COMMAND=true", "exec bash --norc --noprofile"} {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			m := newManager(t, session.Options{})
+			s := openShell(t, m)
+			logOnFailure(t, s)
+			if !s.Info().Integrated {
+				t.Fatal("not integrated")
+			}
+			r := send(t, s, session.SendRequest{Text: text, Timeout: 10 * time.Second})
+			if !r.Complete || r.Via == session.ViaTimeout || !strings.Contains(r.Note, "stopped reporting") {
+				t.Fatalf("%q: complete=%v via=%q note=%q; want complete and a note that the hook stopped", text, r.Complete, r.Via, r.Note)
+			}
+			if s.Info().Integrated {
+				t.Fatal("still integrated")
+			}
+			checkFallback(t, s)
+		})
+	}
+}
+
+// TestEchoIsNeverAnInputPrompt: a command line ending in ? or : whose
+// command prints nothing for a while left its own echo as the last line,
+// which the human-wait rule took for a program asking ("Name: "): plain
+// bash returned "sleep 1; echo $?" after 305 ms, complete: false, state
+// input_prompt (issue #30). The echo of what was typed never asks.
+func TestEchoIsNeverAnInputPrompt(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, text := range []string{"sleep 1; echo $?", "sleep 1; echo done:", "sleep 1 # why?"} {
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			m := newManager(t, session.Options{Shell: bash})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// No hook: --norc keeps ttymux's out, as in a shell typed
+			// into the session.
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Target: transport.Target{
+				Command: bash, Args: []string{"--norc", "--noprofile"}, Env: []string{"HOME=" + t.TempDir(), "PS1=$ "}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			r := send(t, s, session.SendRequest{Text: text, Timeout: 10 * time.Second})
+			if !r.Complete || r.State == "input_prompt" {
+				t.Fatalf("%q: complete=%v via=%q state=%q output=%q note=%q", text, r.Complete, r.Via, r.State, r.Output, r.Note)
+			}
+		})
+	}
+}

@@ -92,7 +92,8 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 		v, changed, marked, needPoll := s.evaluate(c)
 		if v.HookLost {
 			// The prompt came back without the hook's D mark: the
-			// session goes on without the hook (hook.go).
+			// session goes on without the hook (hook.go), and the
+			// lower layers decide.
 			s.hookLostIn(c)
 			continue
 		}

@@ -484,7 +484,13 @@ func (p *Proc) WaitsForInput() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	switch w := strings.TrimSpace(string(b)); w {
+	w := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(w, '.'); i > 0 {
+		// A compiler's clone of the function: "poll_schedule_timeout.constprop.0"
+		// (bash's readline polls; Linux 6.x names it so).
+		w = w[:i]
+	}
+	switch w {
 	case "wait_woken", "n_tty_read", "do_select", "do_sys_poll", "poll_schedule_timeout", "core_sys_select":
 		return true, nil
 	case "", "0":

@@ -772,3 +772,34 @@ func childSignalsHelper(t *testing.T) {
 		t.Errorf("Wait after Ctrl-C = %+v, want killed by INT", *ee)
 	}
 }
+
+// TestWaitsForInputUnderReadline: bash's readline waits for keys in
+// poll(2), whose wait channel Linux 6 names
+// "poll_schedule_timeout.constprop.0". The exact-name match said such a
+// bash never waited for input, so the session could not tell its shell was
+// back at its prompt (issue #30: a broken hook was found only after the
+// 5 s ready timeout).
+func TestWaitsForInputUnderReadline(t *testing.T) {
+	t.Parallel()
+	spec := shellSpec(t)
+	spec.Args = []string{"--norc", "--noprofile"}
+	p := start(t, spec)
+	out := pump(t, p)
+	write(t, p, "echo ready-$((4+4))\n")
+	out.Expect(t, "ready-8")
+	waitFor(t, "readline to wait for keys", func() bool {
+		w, err := p.WaitsForInput()
+		if err != nil {
+			t.Skipf("wait channel not readable here: %v", err)
+		}
+		return w
+	})
+	write(t, p, "sleep 5\n")
+	waitFor(t, "sleep to run", func() bool {
+		_, name, err := p.Foreground()
+		return err == nil && name == "sleep"
+	})
+	if w, err := p.WaitsForInput(); err != nil || w {
+		t.Fatalf("WaitsForInput while the shell waits for sleep = %v, %v; want false", w, err)
+	}
+}

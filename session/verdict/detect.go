@@ -61,7 +61,6 @@ type Detector struct {
 	marks []Mark
 	count int // marks found so far, including those dropped from marks
 	dones int // D marks found so far
-	seenC bool
 	// noHook is the reason of the last N mark, "" for none.
 	noHook string
 
@@ -115,10 +114,6 @@ func (d *Detector) Count() int { return d.count }
 // once it has printed one (a C mark alone proves nothing of the D marks
 // a command's end depends on).
 func (d *Detector) Dones() int { return d.dones }
-
-// SeenCommand reports whether a C mark was ever found: a hook whose C
-// marks do not come (a readonly PS0) ends commands with D marks alone.
-func (d *Detector) SeenCommand() bool { return d.seenC }
 
 // NoHook returns why the hook said it could not be installed (an N mark),
 // or "".
@@ -252,9 +247,7 @@ func (d *Detector) osc(off, end int64) {
 			d.count++
 		}
 		return
-	case MarkCommand:
-		d.seenC = true
-	case MarkPromptStart:
+	case MarkPromptStart, MarkCommand:
 	default:
 		return
 	}

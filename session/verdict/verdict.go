@@ -229,6 +229,12 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	st := t.Classify()
 	switch st.State {
 	case "password_prompt", "confirm_prompt", "input_prompt":
+		if t.onlyEcho(c) {
+			// The line that asks is the echo of what was typed
+			// ("sleep 1; echo $?"): the command has printed nothing
+			// yet, and an echo never asks (issue #30).
+			return Status{}, humanQuiet
+		}
 		if !c.NoEnter && !last.After(c.Sent) {
 			// The answer was submitted and the terminal has shown nothing
 			// since: the prompt on it is the one answered, and the program
@@ -276,6 +282,22 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 		}
 	}
 	return Status{}, humanQuiet
+}
+
+// onlyEcho reports whether c typed lines whose echo was found and nothing
+// visible has been printed after it.
+func (t *Terminal) onlyEcho(c *Command) bool {
+	if len(c.Lines) == 0 || c.Anchor < 0 {
+		return false
+	}
+	t.Mu.Lock()
+	end := t.Log.End()
+	b, _ := t.Log.AppendRange(nil, c.Anchor, min(end, c.Anchor+4096))
+	t.Mu.Unlock()
+	if c.Anchor+4096 < end {
+		return false
+	}
+	return strings.TrimSpace(strings.Join(reduce.Render(b), "")) == ""
 }
 
 // hookPromptLocked returns the prompt the hooked shell drew last, rendered:
@@ -412,7 +434,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	if bareWait {
 		return v, true
 	}
-	if hookTracks && cmdOK && c.NeedC && t.Shell {
+	if hookTracks && cmdOK && t.Shell {
 		// The command started; if the shell is back at its prompt
 		// without a D mark, the hook no longer reports.
 		lost, again := t.ShellEditsLine(cmd.End)
@@ -449,6 +471,15 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 		switch at, ok := t.promptBack(c, end, quietFor); {
 		case ok:
 			v.Complete, v.Via, v.End = true, ViaPrompt, at
+			if hookTracks && cmdOK {
+				// The prompt at the cursor after the command's C mark,
+				// with no D: when the session's own shell drew it (not
+				// a program the command started), the hook no longer
+				// reports.
+				if fg, ok := t.Foreground(); ok && fg.IsShell {
+					v.HookLost = true
+				}
+			}
 			return v, false
 		case at >= 0:
 			// A prompt is at the cursor; complete once output stays quiet.
