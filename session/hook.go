@@ -141,6 +141,9 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 			break
 		}
 		if lost {
+			if s.term.ShellIdle() {
+				break
+			}
 			if _, ok := s.term.Foreground(); !ok {
 				s.waitSettled(ctx, min(d, time.Second))
 				break

@@ -337,3 +337,83 @@ func TestEchoIsNeverAnInputPrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestLoginBashIntegrates: open_local {args: ["-l"]}. A login bash ignores
+// --rcfile, so on the old code the hook never loaded (not integrated, 5 s
+// to open). ttymux starts it as an interactive bash that reads the login
+// files in bash -l's order (/etc/profile, then the first of
+// ~/.bash_profile, ~/.bash_login, ~/.profile).
+func TestLoginBashIntegrates(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, args := range [][]string{{"-l"}, {"--login"}, {"-il"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			s := openRC(t, bash, map[string]string{
+				".bash_profile": "export FROM_PROFILE=yes\n. ~/.bashrc\n",
+				".profile":      "export FROM_DOT_PROFILE=yes\n",
+				".bashrc":       "PROMPT_COMMAND=\"_h;${PROMPT_COMMAND-}\"\n_h() { :; }\n",
+			}, args...)
+			checkHooked(t, s)
+			if r := send(t, s, session.SendRequest{Text: "echo ${FROM_PROFILE-no}-${FROM_DOT_PROFILE-no}"}); r.Output != "yes-no" {
+				t.Fatalf("login files read: %q, want yes-no (.bash_profile, not .profile)", r.Output)
+			}
+		})
+	}
+}
+
+// TestTerminalIntegrationsCoexist: terminals ship shell integrations that
+// print OSC 133 or 633 marks of their own (VS Code 633 A-E, WezTerm's 133
+// with aid=, kitty's 133;A;k=s, iTerm2-style 133;D with a status). Their
+// marks carry no nonce, so they never count as ttymux's (the D;99 below
+// would give exit 99), and ttymux's hook must not stop theirs: every
+// command still prints them.
+func TestTerminalIntegrationsCoexist(t *testing.T) {
+	bash := needProgram(t, "bash")
+	zsh := needProgram(t, "zsh")
+	for _, tt := range []struct {
+		name, shell, file, rc string
+		theirs                []string // marks theirs must still print at every prompt
+	}{
+		{"VS Code 633", bash, ".bashrc", `__vsc_prompt_cmd() { local s=$?; printf '\e]633;D;%s\a\e]633;P;Cwd=%s\a' "$s" "$PWD"; printf '\e]133;D;99\a'; return $s; }
+__vsc_prompt_cmd_original=$PROMPT_COMMAND
+PROMPT_COMMAND=(__vsc_prompt_cmd)
+PS1='\[\e]633;A\a\]vsc$ \[\e]633;B\a\]'
+PS0='\[\e]633;C\a\]'
+`, []string{"\x1b]633;D;", "\x1b]633;A\x07", "\x1b]133;D;99\x07"}},
+		{"WezTerm 133 with aid", bash, ".bashrc", `__wez_precmd() { local s=$?; printf '\e]133;D;%s;aid=%s\a\e]133;A;cl=m;aid=%s\a' "$s" "$$" "$$"; return $s; }
+PROMPT_COMMAND="__wez_precmd;${PROMPT_COMMAND-}"
+PS0='\e]133;C;\a'
+PS1='wez$ \[\e]133;B\a\]'
+`, []string{"\x1b]133;D;", "\x1b]133;C;\x07"}},
+		{"kitty and Ghostty in zsh", zsh, ".zshrc", `_kitty_precmd() { print -n "\e]133;D;99\a\e]133;A;k=s\a"; }
+_kitty_preexec() { print -n "\e]133;C\a"; }
+precmd_functions=(_kitty_precmd)
+preexec_functions=(_kitty_preexec)
+PROMPT='kitty%% '
+`, []string{"\x1b]133;D;99\x07", "\x1b]133;A;k=s\x07", "\x1b]133;C\x07"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openRC(t, tt.shell, map[string]string{tt.file: tt.rc})
+			checkHooked(t, s)
+			// The last command's output and the prompt after it still
+			// carry theirs.
+			r := send(t, s, session.SendRequest{Text: "echo last"})
+			if exitCode(r) != "0" || r.Via != session.ViaExitCode {
+				t.Fatalf("echo last: via %q exit %s", r.Via, exitCode(r))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			raw, err := s.Read(ctx, session.ReadRequest{Mode: "range", Raw: true, FromLine: 1, ToLine: 100000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, after, _ := strings.Cut(raw.Output, "echo last")
+			for _, m := range tt.theirs {
+				if !strings.Contains(after, m) {
+					t.Errorf("their mark %q is missing after the last command: %q", m, after)
+				}
+			}
+		})
+	}
+}

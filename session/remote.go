@@ -62,7 +62,11 @@ zsh)
 	b.WriteString(`TTYMUX_EOF
 	;;
 esac
-printf "\033]133;N;the login shell is %s, not bash or zsh;ttymux=` + nonce + `\007" "${s##*/}"
+case ${s##*/} in
+bash|zsh) r="no private directory for its startup file could be made in TMPDIR" ;;
+*) r="the login shell is ${s##*/}, not bash or zsh" ;;
+esac
+printf "\033]133;N;%s;ttymux=` + nonce + `\007" "$r"
 exec "$s" -l
 '`)
 	return b.String(), nil

@@ -136,3 +136,48 @@ func currentUmask(t *testing.T) string {
 	t.Skip("no Umask line in /proc/self/status")
 	return ""
 }
+
+// TestRemoteHookNoteIsTruthful: over SSH a hook that does not report was
+// always put down to "the remote shell is not bash or zsh" (issue #30).
+// The note now says what happened: a login shell that is not bash or zsh
+// by name, a bash whose startup files leave the hook out (exec of another
+// shell) as the hook not reporting at the first prompt.
+func TestRemoteHookNoteIsTruthful(t *testing.T) {
+	for _, tt := range []struct{ name, shell, profile, want, not string }{
+		{"dash", "dash", "", "the login shell is dash, not bash or zsh", ""},
+		{"bash that execs another shell", "bash", "exec bash --norc --noprofile\n", "did not report at the first prompt", "not bash or zsh"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path, err := exec.LookPath(tt.shell)
+			if err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s missing under CI", tt.shell)
+				}
+				t.Skipf("%s not installed", tt.shell)
+			}
+			home := t.TempDir()
+			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte(tt.profile), 0o600)
+			m := session.NewManager(session.Options{
+				Kinds:        []session.Kind{session.SSHKind(sshdLike{shell: path})},
+				StateDir:     t.TempDir(),
+				ReadyTimeout: time.Minute,
+			})
+			t.Cleanup(m.CloseAll)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
+				Host: "example", Env: []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "PS1=$ ", "ENV="}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			note := s.OpenNote()
+			if s.Info().Integrated || !strings.Contains(note, tt.want) || tt.not != "" && strings.Contains(note, tt.not) {
+				t.Fatalf("integrated=%v note %q; want it to say %q", s.Info().Integrated, note, tt.want)
+			}
+			r := send(t, s, session.SendRequest{Text: "echo hello", Timeout: 10 * time.Second})
+			if !r.Complete || r.Output != "hello" {
+				t.Fatalf("echo hello: complete=%v via=%q output=%q note=%q", r.Complete, r.Via, r.Output, r.Note)
+			}
+		})
+	}
+}

@@ -200,3 +200,21 @@ func (t *Terminal) ShellEditsLine(from int64) (bool, time.Duration) {
 	}
 	return false, HookQuiet
 }
+
+// ShellIdle reports whether the session's shell owns the terminal, waits
+// to read it (where the kernel can tell; else after a longer quiet) and
+// output has been quiet: a shell without a line editor (dash) at its
+// prompt. It does not take Mu.
+func (t *Terminal) ShellIdle() bool {
+	if !t.Shell {
+		return false
+	}
+	q := t.Now().Sub(t.held().LastOutput)
+	if fg, ok := t.Foreground(); !ok || !fg.IsShell || q < ShellQuiet || t.unread() {
+		return false
+	}
+	if w, ok := t.shellWaits(); ok {
+		return w
+	}
+	return q >= ShellQuietBare
+}
