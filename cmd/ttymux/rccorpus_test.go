@@ -488,6 +488,10 @@ func runRCSetupSSH(t *testing.T, s rcSetup, o *rcOutcome) {
 		k, _, _ := strings.Cut(kv, "=")
 		setenv += " " + k + "=" + env[k]
 	}
+	// A user's shell keeps its history (sshdtest turns it off): history -a
+	// with an empty HISTFILE fails at every prompt. Outside HOME, whose
+	// removal a shell still writing its history would break.
+	setenv += " HISTFILE=" + filepath.Join(shortTempDir(t), "bash_history")
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: []string{setenv}, StartTimeout: 60 * time.Second})
 	cfgDir := t.TempDir()
 	known := filepath.Join(cfgDir, "known_hosts")
