@@ -444,7 +444,7 @@ func runRCSetupLocal(t *testing.T, s rcSetup, agent bool, o *rcOutcome) {
 	// The floor gets a HOME of its own: a first run fills caches (zsh's
 	// compinit dump, fish's variables) that the second would find.
 	floorHome, floorEnv := rcHome(t, s, shell)
-	o.floor = rcFloor(t, s, shell, floorEnv, floorHome)
+	o.floor, _ = rcFloor(t, s, shell, floorEnv, floorHome, 0)
 	open := func() (string, bool) {
 		args := map[string]any{"command": shell, "env": env, "persistent": agent}
 		if len(s.args) > 0 {
@@ -676,8 +676,11 @@ func rcRun(t *testing.T, cs *mcp.ClientSession, id string, s rcSetup, o *rcOutco
 // rcFloor starts the setup's shell with its rc files on a raw PTY, types a
 // command at once and returns how long until its output came: the time the
 // shell itself needs to be ready (its rc files, its first prompt), which no
-// server can beat.
-func rcFloor(t testing.TB, s rcSetup, shell string, env map[string]string, home string) time.Duration {
+// server can beat; 0 when it never came. With cmds, it then types that
+// many commands one after the other, each as soon as the last one's output
+// came, and also returns the slowest's time from typing to its output (the
+// shell's own cost per command, prompt hooks included).
+func rcFloor(t testing.TB, s rcSetup, shell string, env map[string]string, home string, cmds int) (ready, slowest time.Duration) {
 	t.Helper()
 	args := append(slices.Clone(s.args), "-i")
 	cmd := exec.Command(shell, args...)
@@ -691,45 +694,70 @@ func rcFloor(t testing.TB, s rcSetup, shell string, env map[string]string, home 
 	if err != nil {
 		t.Fatalf("floor: start %s: %v", shell, err)
 	}
-	defer func() {
-		_ = f.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
-	// Typed ahead, the line waits in the terminal until the shell reads
-	// it; its output (not its echo: the quotes) shows the shell was ready.
-	if _, err := f.Write([]byte("echo __fl''oor__\r")); err != nil {
-		t.Fatalf("floor: %v", err)
-	}
-	got := make(chan time.Duration, 1)
+	var mu sync.Mutex // guards buf
 	var buf []byte
+	more := make(chan struct{}, 1)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		var chunk [4096]byte
 		for {
 			n, err := f.Read(chunk[:])
+			mu.Lock()
 			buf = append(buf, chunk[:n]...)
-			if bytes.Contains(buf, []byte("__floor__")) {
-				got <- time.Since(start)
-				return
+			mu.Unlock()
+			select {
+			case more <- struct{}{}:
+			default:
 			}
 			if err != nil {
-				got <- 0
 				return
 			}
 		}
 	}()
-	select {
-	case d := <-got:
-		if d == 0 {
-			t.Logf("floor: %s ended before its first command ran", shell)
-		}
-		return d
-	case <-time.After(30 * time.Second):
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		_ = f.Close()
-		<-got
-		t.Logf("floor: %s did not run its first command within 30 s", shell)
-		return 0
+		<-done
+	}()
+	// Typed ahead, a line waits in the terminal until the shell reads it;
+	// its output (not its echo: the quotes) shows the shell ran it.
+	run := func(word string) bool {
+		if _, err := f.Write([]byte("echo " + word[:3] + "''" + word[3:] + "\r")); err != nil {
+			t.Fatalf("floor: %v", err)
+		}
+		deadline := time.After(30 * time.Second)
+		for {
+			mu.Lock()
+			ok := bytes.Contains(buf, []byte(word))
+			mu.Unlock()
+			if ok {
+				return true
+			}
+			select {
+			case <-more:
+			case <-done:
+				t.Logf("floor: %s ended before %s ran", shell, word)
+				return false
+			case <-deadline:
+				t.Logf("floor: %s did not run %s within 30 s", shell, word)
+				return false
+			}
+		}
 	}
+	if !run("__floor__") {
+		return 0, 0
+	}
+	ready = time.Since(start)
+	for i := range cmds {
+		c := time.Now()
+		if !run(fmt.Sprintf("__cmd%d__", i)) {
+			break
+		}
+		slowest = max(slowest, time.Since(c))
+	}
+	return ready, slowest
 }
 
 // BenchmarkRCCorpus measures, for each local setup of the corpus (and
@@ -751,10 +779,12 @@ func BenchmarkRCCorpus(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			shell := rcShellPath(b, s.shell)
 			var floors, readies, firsts []time.Duration
-			var slowest time.Duration
+			var slowest, cmdFloor time.Duration
 			for range b.N {
 				fh, fenv := rcHome(b, s, shell)
-				floors = append(floors, rcFloor(b, s, shell, fenv, fh))
+				floor, cf := rcFloor(b, s, shell, fenv, fh, 10)
+				floors = append(floors, floor)
+				cmdFloor = max(cmdFloor, cf)
 				ready, first, worst := rcBenchOnce(b, s, shell)
 				readies = append(readies, ready)
 				firsts = append(firsts, first)
@@ -766,6 +796,7 @@ func BenchmarkRCCorpus(b *testing.B) {
 			b.ReportMetric(float64(fc.Milliseconds()), "first-ms")
 			b.ReportMetric(float64((fc - f).Milliseconds()), "beyond-floor-ms")
 			b.ReportMetric(float64(slowest.Milliseconds()), "slowest-cmd-ms")
+			b.ReportMetric(float64(cmdFloor.Milliseconds()), "cmd-floor-ms")
 			b.ReportMetric(0, "ns/op") // the iteration's wall time says nothing here
 		})
 	}
