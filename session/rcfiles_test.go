@@ -12,6 +12,7 @@ import (
 
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
 )
 
 // The hook must survive what users' rc files do (issue #30). Each setup
@@ -414,6 +415,121 @@ PROMPT='kitty%% '
 					t.Errorf("their mark %q is missing after the last command: %q", m, after)
 				}
 			}
+		})
+	}
+}
+
+// TestIntegrateComposes: send {integrate: true} types the same hook as
+// the rc file (one implementation), so it composes the same way in a
+// nested shell: a PROMPT_COMMAND ending in ; under set -u (the old nested
+// hook prepended to it: ";;" never, but "PS0: unbound variable"), and,
+// integrated twice, one D mark per prompt (two would end the next command
+// early).
+func TestIntegrateComposes(t *testing.T) {
+	for _, nested := range []string{
+		"PS1='inner$ ' PROMPT_COMMAND='true;' bash --norc --noprofile -o nounset",
+		"PS1='inner%% ' zsh -f -o nounset -o ksharrays",
+	} {
+		prog := ""
+		for _, f := range strings.Fields(nested) {
+			if !strings.Contains(f, "=") && !strings.Contains(f, "'") {
+				prog = f
+				break
+			}
+		}
+		t.Run(prog, func(t *testing.T) {
+			needProgram(t, prog)
+			t.Parallel()
+			m := newManager(t, session.Options{})
+			s := openShell(t, m)
+			logOnFailure(t, s)
+			if r := send(t, s, session.SendRequest{Text: nested}); !r.Complete {
+				t.Fatalf("nested shell: %+v", r)
+			}
+			for i := range 2 {
+				r := send(t, s, session.SendRequest{Integrate: true})
+				if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != "0" {
+					t.Fatalf("integrate %d: complete=%v via=%q exit=%s output=%q", i, r.Complete, r.Via, exitCode(r), r.Output)
+				}
+			}
+			for _, tt := range []struct{ text, output, code string }{
+				{"sleep 0.3; echo nested", "nested", "0"},
+				{"(exit 4)", "", "4"},
+				{"echo after", "after", "0"},
+			} {
+				r := send(t, s, session.SendRequest{Text: tt.text})
+				if !r.Complete || r.Via != session.ViaExitCode || exitCode(r) != tt.code || r.Output != tt.output {
+					t.Fatalf("%q: complete=%v via=%q exit=%s output=%q", tt.text, r.Complete, r.Via, exitCode(r), r.Output)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			all, err := s.Read(ctx, session.ReadRequest{Mode: "range", FromLine: 1, ToLine: 100000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := hookErrors.FindString(all.Output); e != "" {
+				t.Fatalf("the terminal showed an error (%q):\n%s", e, all.Output)
+			}
+			raw, err := s.Read(ctx, session.ReadRequest{Mode: "range", Raw: true, FromLine: 1, ToLine: 100000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, after, _ := strings.Cut(raw.Output[strings.LastIndex(raw.Output, "echo after"):], "after\r\n")
+			if n := strings.Count(after, "\x1b]133;D;"); n != 1 {
+				t.Fatalf("%d D marks at the prompt after the last command, want 1: %q", n, after)
+			}
+		})
+	}
+}
+
+// TestBrokenHookPersistent: the same in a session the agent keeps (the
+// default), whose Conn reports the foreground and the echo flag but not
+// whether the shell waits to read: the broken hook is still found at the
+// first prompt, and a hook that stops is found at its prompt.
+func TestBrokenHookPersistent(t *testing.T) {
+	bash := needProgram(t, "bash")
+	for _, tt := range []struct{ name, rc, first, cause string }{
+		{"the rc file execs another shell", "exec bash --norc --noprofile\n", "", "first prompt"},
+		{"the hook is replaced at the prompt", "PS1='$ '\n", "PROMPT_COMMAND=true", "stopped reporting"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte(tt.rc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			m := session.NewManager(session.Options{
+				Kinds: []session.Kind{session.LocalKind(&local.Opener{})}, StateDir: t.TempDir(),
+				Shell: bash, Keeper: startAgent(t), ReadyTimeout: time.Minute,
+			})
+			t.Cleanup(m.CloseAll)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Persistent: true, Target: transport.Target{
+				Env: []string{"HOME=" + home, "LANG=C.UTF-8", "PROMPT_COMMAND="}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logOnFailure(t, s)
+			if !s.Persistent() {
+				t.Fatalf("not persistent: %s", s.OpenNote())
+			}
+			note := s.OpenNote()
+			if tt.first != "" {
+				if !s.Info().Integrated {
+					t.Fatalf("not integrated: %s", note)
+				}
+				r := send(t, s, session.SendRequest{Text: tt.first, Timeout: 10 * time.Second})
+				if !r.Complete {
+					t.Fatalf("%q: %+v", tt.first, r)
+				}
+				note = r.Note
+			}
+			if s.Info().Integrated || !strings.Contains(note, tt.cause) {
+				t.Fatalf("integrated=%v note %q; want not integrated and a note saying %q", s.Info().Integrated, note, tt.cause)
+			}
+			checkFallback(t, s)
 		})
 	}
 }

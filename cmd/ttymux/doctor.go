@@ -2,7 +2,9 @@ package main
 
 // "ttymux doctor": check what ttymux's features need on this machine and
 // say how to fix what is missing. Every check only looks: doctor creates,
-// starts and changes nothing (the agent is pinged, never started).
+// starts and changes nothing (the agent is pinged, never started), but for
+// one shell of the user's, started with ttymux's hook from a scratch
+// directory and ended (doctor_hook.go).
 
 import (
 	"bufio"
@@ -64,7 +66,8 @@ type doctorReport struct {
 
 const doctorUsage = `usage: ttymux doctor [--json]
 
-Check what ttymux needs on this machine: the shell, the ttymux-agent binary
+Check what ttymux needs on this machine: the shell (and, on a terminal,
+that ttymux's hook survives your startup files), the ttymux-agent binary
 and its socket directory, the ssh client and its configuration, the agents
 for remote hosts, serial port permissions and the state directory. Each
 line says ok, warn or fail, and how to fix what is missing. Nothing is
@@ -132,6 +135,7 @@ func runChecks(ctx context.Context) []check {
 	sshCfg, known := checkSSHConfig(ctx, sshPath)
 	return []check{
 		checkShell(ctx),
+		checkShellHook(ctx),
 		agentBin,
 		checkSocketDir(),
 		checkAgentRunning(ctx),

@@ -252,3 +252,35 @@ func TestDoctorAgentRunning(t *testing.T) {
 		t.Errorf("exit status %d, want 0:\n%s", code, out)
 	}
 }
+
+// TestDoctorShellHook: doctor opens the user's own shell with their
+// startup files and ttymux's hook on a real PTY (issue #30) and reports a
+// composition that breaks the hook with its cause; one the hook survives
+// (pyenv-virtualenv's PROMPT_COMMAND, a zsh assigning precmd_functions) is
+// ok with exact exit codes.
+func TestDoctorShellHook(t *testing.T) {
+	for _, tt := range []struct {
+		name, shell, file, rc string
+		want                  []string
+	}{
+		{"pyenv-virtualenv", "/bin/bash", ".bashrc", "_h() { local r=$?; return $r; }\nPROMPT_COMMAND=\"_h;${PROMPT_COMMAND-}\"\n", []string{statusOK, "hook ready in", "exact exit codes"}},
+		{"readonly PROMPT_COMMAND and PS1", "/bin/bash", ".bashrc", "PROMPT_COMMAND='history -a'\nPS1='$ '\nreadonly PROMPT_COMMAND PS1\n", []string{statusWarn, "is not installed: PROMPT_COMMAND and PS1 are readonly", "fix: ttymux's hook loads after your startup files (~/.bashrc)"}},
+		{"an rc that execs another shell", "/bin/bash", ".bashrc", "exec /bin/bash --norc --noprofile\n", []string{statusWarn, "did not report at the first prompt"}},
+		{"zsh assigning precmd_functions", "/usr/bin/zsh", ".zshrc", "precmd_functions=()\nPROMPT='%% '\n", []string{statusOK, "exact exit codes"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat(tt.shell); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s missing under CI", tt.shell)
+				}
+				t.Skipf("%s not installed", tt.shell)
+			}
+			root := shortTempDir(t)
+			writeFile(t, filepath.Join(root, "home", tt.file), tt.rc, 0o600)
+			env := doctorEnv(root, "/usr/bin:/bin")
+			env = append(env, "SHELL="+tt.shell, "TMPDIR="+t.TempDir())
+			got, out, _ := runDoctor(t, "", env)
+			wantLines(t, got, out, map[string][]string{"shell-hook": tt.want})
+		})
+	}
+}

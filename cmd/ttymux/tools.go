@@ -344,7 +344,8 @@ func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in O
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
-	if !out.Integrated && out.State != "exited" && shellLike(out.Command) {
+	if !out.Integrated && out.State != "exited" && shellLike(out.Command) && s.HookProblem() == "" {
+		// A broken hook is in the open note already, with its cause.
 		out.Note = joinNote(out.Note, "no shell integration: completion is judged by the foreground process; exit codes are not reported")
 	}
 	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
