@@ -48,8 +48,9 @@ func (s *Session) loseHookLocked(why, shown string) {
 	if shown != "" {
 		s.hookLost += fmt.Sprintf(" (the terminal showed %q)", shown)
 	}
-	if s.hookNote == "" {
+	if !s.hookNoted {
 		s.hookNote = "ttymux's shell hook " + s.hookLost + ": completion now comes from the prompt and the shell, without exit codes (mark: true on send gives them)"
+		s.hookNoted = true
 	}
 	s.notifyMarkLocked()
 }
@@ -59,12 +60,7 @@ func (s *Session) takeHookNote() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.hookNote
-	if n != "" {
-		s.hookNote = "-" // given
-	}
-	if n == "-" {
-		return ""
-	}
+	s.hookNote = ""
 	return n
 }
 
@@ -132,7 +128,7 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 		// has reported or never will; a hook that said it is not
 		// installed is waited for to that prompt too, so that the
 		// first command is not typed before it.
-		if atPrompt, _ := s.term.ShellEditsLine(0); atPrompt {
+		if atPrompt, _ := s.term.ShellEditsLine(0, true); atPrompt {
 			s.mu.Lock()
 			if !s.ready && s.hookLost == "" {
 				s.loseHookLocked("did not report at the first prompt", s.hookErrorLocked(0))
@@ -173,9 +169,9 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 	if s.ready || s.hookLost != "" {
 		s.readOff = s.ring.End()
 	}
-	if s.hookLost != "" && s.hookNote != "" && s.hookNote != "-" {
+	if s.hookLost != "" && s.hookNote != "" {
 		s.openNote = joinNote(s.openNote, s.hookNote)
-		s.hookNote = "-"
+		s.hookNote = ""
 	}
 	return s.ready
 }
@@ -201,7 +197,7 @@ func (s *Session) errorAtPrompt() bool {
 	return true
 }
 
-// hookLost records a broken hook that Evaluate found while c ran.
+// hookLostIn records a broken hook that Evaluate found while c ran.
 func (s *Session) hookLostIn(c *command) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -151,6 +151,7 @@ func TestHookSurvivesBashRC(t *testing.T) {
 		{"readonly PROMPT_COMMAND", "PROMPT_COMMAND='history -a'\nreadonly PROMPT_COMMAND\n"},
 		{"readonly PS1", "PS1='\\u@\\h:\\w\\$ '\nreadonly PS1\n"},
 		{"PS0 set", "PS0='\\[\\e[0m\\]'\n"},
+		{"readonly PS0", "PS0=''\nreadonly PS0\n"},
 		{"set -u", "set -u\nPS1='\\$ '\n"},
 		{"set -e", "set -e\n"},
 		{"set -euo pipefail", "set -euo pipefail\n"},
@@ -256,6 +257,7 @@ func TestBrokenHookFoundAtOnce(t *testing.T) {
 	for _, tt := range []struct{ name, rc, cause string }{
 		{"the rc file execs another shell", "exec bash --norc --noprofile\n", "first prompt"},
 		{"readonly PROMPT_COMMAND and PS1", "PROMPT_COMMAND='history -a'\nPS1='$ '\nreadonly PROMPT_COMMAND PS1\n", "readonly"},
+		{"readonly PROMPT_COMMAND, promptvars off", "shopt -u promptvars\nPROMPT_COMMAND='history -a'\nPS1='$ '\nreadonly PROMPT_COMMAND\n", "promptvars is off"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -289,11 +291,16 @@ func TestBrokenHookFoundAtOnce(t *testing.T) {
 // without the hook. On the old code the command waited its whole
 // timeout.
 func TestHookStopsReporting(t *testing.T) {
-	for _, text := range []string{"PROMPT_COMMAND=true", "exec bash --norc --noprofile"} {
+	zsh := needProgram(t, "zsh")
+	for _, text := range []string{"PROMPT_COMMAND=true", "exec bash --norc --noprofile", "precmd_functions=()"} {
 		t.Run(text, func(t *testing.T) {
 			t.Parallel()
-			m := newManager(t, session.Options{})
-			s := openShell(t, m)
+			var s *session.Session
+			if strings.HasPrefix(text, "precmd") {
+				s = openRC(t, zsh, map[string]string{".zshrc": "PROMPT='%% '\n"})
+			} else {
+				s = openShell(t, newManager(t, session.Options{}))
+			}
 			logOnFailure(t, s)
 			if !s.Info().Integrated {
 				t.Fatal("not integrated")

@@ -85,7 +85,8 @@ type Session struct {
 	exitCode   *int
 	ready      bool          // the shell integration has printed a D mark and was not found broken since
 	hookLost   string        // why the hook was found broken ("" while it works or has not reported yet); see hook.go
-	hookNote   string        // a note on hookLost the next result carries, once
+	hookNote   string        // a note on hookLost the next result carries
+	hookNoted  bool          // hookNote was made: the session says it once
 	changed    chan struct{} // closed and replaced on every change someone waits for
 	watched    bool          // someone took changed since it was last replaced
 	marked     chan struct{} // closed and replaced on a new mark or the end

@@ -169,11 +169,13 @@ const HookQuiet = 100 * time.Millisecond
 // echo is off (readline and zle echo by themselves), output has been quiet
 // for HookQuiet with nothing left unread, the kernel says the shell waits
 // to read (where it can tell), and the line editor shows itself: it turned
-// bracketed paste on at or after from, or the last line ends like a prompt
-// (a read -s, also with echo off, asks with "Password: "). When it is not
-// (yet), it returns how long to wait before asking again. It does not
-// take Mu.
-func (t *Terminal) ShellEditsLine(from int64) (bool, time.Duration) {
+// bracketed paste on at or after from, or, when shaped, the last line ends
+// like a prompt (a read -s, also with echo off, asks with "Password: ").
+// While a command runs only bracketed paste counts: an agent's report of
+// the foreground may lag, and the command may print a prompt-shaped line.
+// When it is not (yet), it returns how long to wait before asking again.
+// It does not take Mu.
+func (t *Terminal) ShellEditsLine(from int64, shaped bool) (bool, time.Duration) {
 	if !t.Shell {
 		return false, 0
 	}
@@ -195,7 +197,7 @@ func (t *Terminal) ShellEditsLine(from int64) (bool, time.Duration) {
 	if paste {
 		return true, 0
 	}
-	if l := lastLine(b); l != "" && len(l) <= maxPrompt && knownPromptRe.MatchString(l) && !arrowRe.MatchString(l) {
+	if l := lastLine(b); shaped && l != "" && len(l) <= maxPrompt && knownPromptRe.MatchString(l) && !arrowRe.MatchString(l) {
 		return true, 0
 	}
 	return false, HookQuiet

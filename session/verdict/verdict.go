@@ -284,6 +284,21 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	return Status{}, humanQuiet
 }
 
+// editorBack reports whether the shell's line editor drew the prompt at
+// [at, end): it turned bracketed paste on since from (readline and zle do
+// at every prompt), or the prompt is the one the command was typed at.
+func (t *Terminal) editorBack(c *Command, from, at, end int64) bool {
+	t.Mu.Lock()
+	paste := t.Det.BracketedPaste() && t.Det.PasteOnAt() >= from
+	b, _ := t.Log.AppendRange(nil, at, end)
+	t.Mu.Unlock()
+	if paste {
+		return true
+	}
+	learned := strings.TrimRight(c.Prompt, " ")
+	return learned != "" && lastLine(b) == learned
+}
+
 // onlyEcho reports whether c typed lines whose echo was found and nothing
 // visible has been printed after it.
 func (t *Terminal) onlyEcho(c *Command) bool {
@@ -437,7 +452,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	if hookTracks && cmdOK && t.Shell {
 		// The command started; if the shell is back at its prompt
 		// without a D mark, the hook no longer reports.
-		lost, again := t.ShellEditsLine(cmd.End)
+		lost, again := t.ShellEditsLine(cmd.End, false)
 		if lost {
 			v.HookLost = true
 			return v, false
@@ -473,10 +488,10 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 			v.Complete, v.Via, v.End = true, ViaPrompt, at
 			if hookTracks && cmdOK {
 				// The prompt at the cursor after the command's C mark,
-				// with no D: when the session's own shell drew it (not
-				// a program the command started), the hook no longer
-				// reports.
-				if fg, ok := t.Foreground(); ok && fg.IsShell {
+				// with no D: when the session's own shell drew it in its
+				// line editor (not a program the command started, nor
+				// a read -s asking), the hook no longer reports.
+				if fg, ok := t.Foreground(); ok && fg.IsShell && t.editorBack(c, cmd.End, at, end) {
 					v.HookLost = true
 				}
 			}
