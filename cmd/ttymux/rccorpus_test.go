@@ -850,3 +850,37 @@ func rcBenchOnce(b *testing.B, s rcSetup, shell string) (ready, first, worst tim
 	}
 	return ready, first, worst
 }
+
+// TestRCSetupREADME: a setup's README is read strictly, so that a typo in
+// a reported setup (hidden ones included) fails loudly instead of running
+// the setup with the wrong shell or without its options.
+func TestRCSetupREADME(t *testing.T) {
+	for _, tt := range []struct {
+		name, readme, want string
+	}{
+		{"ok", "origin\nshell: zsh\nargs: -l -x\nenv: A=$HOME/a\nssh: no\nagent: yes\n", ""},
+		{"no origin", "\nshell: zsh\n", "first line must say where"},
+		{"unknown option", "origin\nshel: zsh\n", `unknown option "shel"`},
+		{"unknown shell", "origin\nshell: tcsh\n", "use bash, zsh, fish"},
+		{"bad env", "origin\nenv: =x\n", "env wants KEY=value"},
+		{"bad flag", "origin\nssh: true\n", "ssh wants yes or no"},
+		{"not key: value", "origin\njust words\n", "want key: value"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "README"), []byte(tt.readme), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := readRCSetup(dir)
+			if tt.want == "" {
+				if err != nil || s.shell != "zsh" || !slices.Equal(s.args, []string{"-l", "-x"}) || len(s.env) != 1 || s.ssh || !s.agent {
+					t.Fatalf("got %+v, %v", s, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
