@@ -1,0 +1,5 @@
+set -g fish_greeting
+fish_vi_key_bindings
+if status is-interactive
+    direnv hook fish | source
+end

@@ -1,0 +1,3 @@
+readonly PS1='[\u@\h \W]\$ '
+readonly HISTFILE=~/.bash_history
+readonly HISTSIZE=5000

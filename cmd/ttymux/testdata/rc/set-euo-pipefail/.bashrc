@@ -1,0 +1,4 @@
+# bash strict mode
+set -euo pipefail
+IFS=$'\n\t'
+PS1='\u@\h:\w\$ '

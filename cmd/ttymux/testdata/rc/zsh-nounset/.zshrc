@@ -1,0 +1,4 @@
+setopt nounset
+setopt pipefail
+PROMPT='%n@%m %1~ %# '
+alias ll='ls -l'
