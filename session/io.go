@@ -176,6 +176,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 		s.awaitLineEditor(ctx) // the text, or the text and mark's sentinel, is several lines
 	}
 	s.catchUp(ctx) // backlog.go: output made before this send is not its own
+	s.skipPendingPrompt(ctx)
 	// A query the far end made (BusyBox ash asks for the cursor after
 	// every prompt) is answered before the text is typed, as a terminal
 	// would have: typed after, the answer goes to the command.
@@ -707,6 +708,12 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 				s.readOff = max(s.readOff, e)
 			} else {
 				s.readOff = max(s.readOff, s.ring.End())
+				if v.Via == ViaExitCode && s.det.DrawsPromptEnds() {
+					// The prompt is still being drawn (a framework's
+					// command substitutions): the rest of it is not news
+					// either (skipPendingPrompt).
+					s.promptPending = v.End
+				}
 			}
 		} else {
 			s.readOff = max(s.readOff, to)
@@ -1331,4 +1338,34 @@ func (s *Session) awaitLineEditor(ctx context.Context) {
 		}
 		return last.Kind == verdict.MarkCommand && s.det.PasteOnAt() < last.End
 	})
+}
+
+// promptWait bounds how long a send waits for the rest of the prompt that
+// followed the last result (skipPendingPrompt).
+const promptWait = 250 * time.Millisecond
+
+// skipPendingPrompt: when the last result came before the hook's B mark
+// (the shell was still drawing its prompt), wait a little for that mark
+// and move the read position past the prompt, so that the prompt's text is
+// not taken for output nobody read (earlier). A prompt that is not done
+// by then is left as it is.
+func (s *Session) skipPendingPrompt(ctx context.Context) {
+	s.mu.Lock()
+	from := s.promptPending
+	s.promptPending = 0
+	s.mu.Unlock()
+	if from == 0 {
+		return
+	}
+	var end int64
+	s.waitFor(ctx, promptWait, func() bool {
+		e, ok := s.det.PromptEndAfter(from)
+		end = e
+		return ok || s.exited
+	})
+	if end > 0 {
+		s.mu.Lock()
+		s.readOff = max(s.readOff, end)
+		s.mu.Unlock()
+	}
 }

@@ -52,10 +52,10 @@ func remoteBootstrap(nonce string) (string, error) {
 		}
 	}
 	// zsh's other startup files in ttymux's ZDOTDIR (integration.go).
-	wrappers := ""
-	for _, f := range zshWrappers {
-		wrappers += ` && printf "%s\n" "` + strings.ReplaceAll(strings.TrimSuffix(zshWrapper(f), "\n"), "$", `\$`) + `" >"$d/zsh/` + f + `"`
-	}
+	// One loop, not a printf each: the bootstrap must fit Dropbear's
+	// 9000-byte exec limit. zshWrapper(f) is the line before " "+f.
+	head, _ := strings.CutSuffix(zshWrapper("F"), " F\n")
+	wrappers := ` && for f in ` + strings.Join(zshWrappers, " ") + `; do printf "%s %s\n" "` + strings.ReplaceAll(head, "$", `\$`) + `" $f >"$d/zsh/$f"; done`
 	var b strings.Builder
 	b.WriteString("exec /bin/sh -c '")
 	b.WriteString(`s=${SHELL:-/bin/sh}
@@ -97,7 +97,6 @@ bash|zsh|ash|dash|mksh|ksh|sh|fish) r="no private dir in TMPDIR" ;;
 *) r="no hook for ${s##*/}" ;;
 esac
 printf "\033]133;N;%s;ttymux=` + nonce + `\007" "$r"
-printf "\033]133;P;hook=none;ttymux=%s\007" ` + nonce + `
 exec "$s" -l
 '`)
 	return b.String(), nil

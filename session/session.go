@@ -98,27 +98,30 @@ type Session struct {
 	exited     bool
 	exitErr    error
 	exitCode   *int
-	ready      bool          // the shell integration has printed a D mark and was not found broken since
-	hookLost   string        // why the hook was found broken ("" while it works or has not reported yet); see hook.go
-	hookNote   string        // a note on hookLost the next result carries
-	hookNoted  bool          // hookNote was made: the session says it once
-	hookless   bool          // the far end said no hook will load (verdict.Detector.Hookless)
-	fish       bool          // the program is fish (the hook also says so: verdict.Detector.Shell)
-	changed    chan struct{} // closed and replaced on every change someone waits for
-	watched    bool          // someone took changed since it was last replaced
-	marked     chan struct{} // closed and replaced on a new mark or the end
-	secrets    []string
-	red        redactState // how far the output was searched for their echoes (redact.go)
-	closed     bool
-	cmd        *command         // the last command sent, for read {wait: true}
-	lastScreen *screen.Snapshot // what the last diff read saw
-	meta       meta             // what was last stored with a kept session
-	gaps       int64            // output bytes the agent dropped for us
-	openNote   string           // why a persistent open is not persistent, or what attach lost
-	target     transport.Target // what it was opened with (transfer.go)
-	cwd        cwdTracker       // the directory OSC 7 last reported (transfer.go)
-	tap        *Tap             // a transfer that borrowed the terminal (transfer.go)
-	seed       screenSeed       // the screen a result last returned for a program that redraws in place (readseed.go)
+	ready      bool   // the shell integration has printed a D mark and was not found broken since
+	hookLost   string // why the hook was found broken ("" while it works or has not reported yet); see hook.go
+	hookNote   string // a note on hookLost the next result carries
+	hookNoted  bool   // hookNote was made: the session says it once
+	hookless   bool   // the far end said no hook will load (verdict.Detector.Hookless)
+	// promptPending: where the D mark of the last result ended when the
+	// prompt after it was not drawn yet (its B mark to come); 0: none.
+	promptPending int64
+	fish          bool          // the program is fish (the hook also says so: verdict.Detector.Shell)
+	changed       chan struct{} // closed and replaced on every change someone waits for
+	watched       bool          // someone took changed since it was last replaced
+	marked        chan struct{} // closed and replaced on a new mark or the end
+	secrets       []string
+	red           redactState // how far the output was searched for their echoes (redact.go)
+	closed        bool
+	cmd           *command         // the last command sent, for read {wait: true}
+	lastScreen    *screen.Snapshot // what the last diff read saw
+	meta          meta             // what was last stored with a kept session
+	gaps          int64            // output bytes the agent dropped for us
+	openNote      string           // why a persistent open is not persistent, or what attach lost
+	target        transport.Target // what it was opened with (transfer.go)
+	cwd           cwdTracker       // the directory OSC 7 last reported (transfer.go)
+	tap           *Tap             // a transfer that borrowed the terminal (transfer.go)
+	seed          screenSeed       // the screen a result last returned for a program that redraws in place (readseed.go)
 
 	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
 

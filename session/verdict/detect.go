@@ -289,7 +289,10 @@ func (d *Detector) osc(off, end int64) {
 		d.noC = noC
 	case MarkNoHook:
 		if len(fields) == 3 {
+			// No hook will load: said with a reason, it is also what
+			// "P;hook=none" says (Hookless).
 			d.noHook = string(fields[1])
+			d.hookless, d.hooklessEnd = true, end
 			d.count++
 		}
 		return
@@ -317,6 +320,10 @@ func (d *Detector) FirstAfter(k MarkKind, off int64) (Mark, bool) {
 	}
 	return Mark{}, false
 }
+
+// DrawsPromptEnds reports whether the hook has marked the end of a prompt
+// (a B mark) at least once: fish's does not.
+func (d *Detector) DrawsPromptEnds() bool { return len(d.promptEnds) > 0 }
 
 // PromptEndAfter returns where the prompt drawn after the D mark at done
 // ends (one past its B mark): the first B after done, unless another D
