@@ -225,7 +225,6 @@ func (s *Session) nestedHook() string {
 		`else __ttymux_nonce=` + nonce + `; PS1="$(printf '\033]133;D;')\$?;c=0;ttymux=\${__ttymux_nonce}$(printf '\007')${PS1-}$(printf '\033]133;B;ttymux=')\${__ttymux_nonce}$(printf '\007')"; fi`
 }
 
-
 // integratePOSIX makes the POSIX shell t starts (BusyBox ash, dash, mksh)
 // read shellinit/shrc through ENV, which restores the user's ENV and reads
 // it before it puts the marks into PS1. Arguments other than -i choose
