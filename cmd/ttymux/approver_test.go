@@ -20,6 +20,11 @@ import (
 // readOnlyLocal makes the local host read-only: any write is held.
 const readOnlyLocal = "[[rule]]\nhosts = [\"local\"]\nread_only = true\n"
 
+// askTouch holds touch on the local host by an ask pattern: an approved
+// touch must then write (on a read_only host the kernel refuses the write
+// even after an approval: Landlock, #31).
+const askTouch = "[[rule]]\nhosts = [\"local\"]\nask = ['^touch ']\n"
+
 // fakeClock is the approver's clock in a test: it moves only when told.
 type fakeClock struct {
 	mu sync.Mutex
@@ -137,7 +142,7 @@ func TestGrantForTenMinutes(t *testing.T) {
 				{Action: "decline"},
 				{Action: "decline"},
 			}
-			rig := newHumanRigOpts(t, version, rigOptions{policy: readOnlyLocal, now: clock.now, answer: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			rig := newHumanRigOpts(t, version, rigOptions{policy: askTouch, now: clock.now, answer: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				mu.Lock()
 				defer mu.Unlock()
 				a := answers[0]
@@ -188,7 +193,7 @@ func TestGrantForTenMinutes(t *testing.T) {
 // default policy: the model's confirm: true runs the held line once, and
 // the same line without confirm is held again. A grant is the human's.
 func TestModelConfirmMakesNoGrant(t *testing.T) {
-	rig := newHumanRig(t, protocols[0], readOnlyLocal, nil, nil)
+	rig := newHumanRig(t, protocols[0], askTouch, nil, nil)
 	id := rig.openLocal()
 	dir := t.TempDir()
 	line := "touch " + filepath.Join(dir, "ran")

@@ -67,6 +67,7 @@ func cmdWeb(args []string, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()
 	}
+	defer cs.Close()
 	srv := &http.Server{Handler: cs, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

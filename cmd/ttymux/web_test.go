@@ -44,6 +44,7 @@ func newConsoleRig(t *testing.T) *consoleRig {
 	r.cs = console.New(console.Options{Source: agentSource{c}, Poll: 50 * time.Millisecond})
 	r.srv = httptest.NewServer(r.cs)
 	t.Cleanup(r.srv.Close)
+	t.Cleanup(r.cs.Close)
 	return r
 }
 

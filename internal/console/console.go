@@ -75,8 +75,12 @@ type Server struct {
 	mux    *http.ServeMux
 	cookie string
 
-	mu      sync.Mutex        // protects drivers
+	mu      sync.Mutex        // protects drivers and streams
 	drivers map[string]string // session id -> the page id driving it
+	// streams: the attachment the driving page types through, made at
+	// take-over and closed at give-back (one attachment, not one per
+	// key: the agent's size follows its attached clients).
+	streams map[string]Stream
 }
 
 // cookieName holds the token in the browser.
@@ -88,7 +92,7 @@ const attachTail = 64 << 10
 
 // New returns a console server.
 func New(o Options) *Server {
-	s := &Server{src: o.Source, log: o.Logger, token: o.Token, poll: o.Poll, drivers: map[string]string{}}
+	s := &Server{src: o.Source, log: o.Logger, token: o.Token, poll: o.Poll, drivers: map[string]string{}, streams: map[string]Stream{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -401,28 +405,70 @@ func (s *Server) takeover(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	cur := s.drivers[id]
-	if cur == "" || cur == p || r.URL.Query().Get("force") == "1" {
-		s.drivers[id] = p
-		cur = p
-	}
 	s.mu.Unlock()
-	if cur != p {
+	if cur != "" && cur != p && r.URL.Query().Get("force") != "1" {
 		http.Error(w, "another page is driving this session; take it over from there, or force it", http.StatusConflict)
 		return
 	}
+	st := s.stream(id)
+	if st == nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		var err error
+		st, _, err = s.src.AttachTail(ctx, id, 0)
+		cancel()
+		if err != nil {
+			code := http.StatusBadGateway
+			if errors.Is(err, transport.ErrNoSession) {
+				code = http.StatusNotFound
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		go io.Copy(io.Discard, st) // the output reaches the page by its own stream
+	}
+	s.mu.Lock()
+	s.drivers[id] = p
+	if old := s.streams[id]; old != nil && old != st {
+		old.Close()
+	}
+	s.streams[id] = st
+	s.mu.Unlock()
 	s.log.Info("console: a person took over a session", "session", id)
 	writeJSON(w, map[string]bool{"driving": true})
 }
 
+func (s *Server) stream(id string) Stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams[id]
+}
+
 func (s *Server) giveback(w http.ResponseWriter, r *http.Request) {
 	id, p := r.PathValue("id"), pageID(r)
+	var st Stream
 	s.mu.Lock()
 	if s.drivers[id] == p {
 		delete(s.drivers, id)
+		st = s.streams[id]
+		delete(s.streams, id)
 	}
 	s.mu.Unlock()
+	if st != nil {
+		st.Close()
+	}
 	s.log.Info("console: a person gave a session back", "session", id)
 	writeJSON(w, map[string]bool{"driving": false})
+}
+
+// Close ends the attachments of pages that still drive a session.
+func (s *Server) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, st := range s.streams {
+		st.Close()
+		delete(s.streams, id)
+		delete(s.drivers, id)
+	}
 }
 
 func (s *Server) driving(id string, r *http.Request) bool {
@@ -476,15 +522,21 @@ func (s *Server) resize(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// write attaches to id for one operation (an attach from the end: nothing
-// is replayed) and runs op on it.
-func (s *Server) write(ctx context.Context, id string, op func(Stream) error) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	st, _, err := s.src.AttachTail(ctx, id, 0)
-	if err != nil {
-		return err
+// write runs op on the driving page's attachment to id.
+func (s *Server) write(_ context.Context, id string, op func(Stream) error) error {
+	st := s.stream(id)
+	if st == nil {
+		return errors.New("the session is not taken over: take it over first")
 	}
-	defer st.Close()
-	return op(st)
+	if err := op(st); err != nil {
+		s.mu.Lock()
+		if s.streams[id] == st {
+			delete(s.streams, id)
+			delete(s.drivers, id)
+		}
+		s.mu.Unlock()
+		st.Close()
+		return fmt.Errorf("the session's attachment failed (%v): take it over again", err)
+	}
+	return nil
 }
