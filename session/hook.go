@@ -96,6 +96,10 @@ func (s *Session) hookErrorLocked(from int64) string {
 	return ""
 }
 
+// startupMax bounds how long open waits past its ready timeout for a
+// shell that is visibly still running its startup files.
+const startupMax = 30 * time.Second
+
 // readyPoll is how often waitReady looks at the shell while its hook has
 // not reported.
 const readyPoll = 10 * time.Millisecond
@@ -111,6 +115,7 @@ const evidenceQuiet = 300 * time.Millisecond
 // whether the hook reports. Nothing before the first prompt is a
 // command's output.
 func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
+	started := time.Now()
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	poll := time.NewTicker(readyPoll)
@@ -151,6 +156,12 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 		case <-ch:
 		case <-poll.C:
 		case <-deadline.C:
+			if s.term.ShellStarting() && time.Since(started) < startupMax {
+				// The shell still runs its startup files (conda, nvm, a
+				// cold compinit): the hook is not late, the rc file is.
+				deadline.Reset(readyPoll)
+				continue
+			}
 			s.mu.Lock()
 			if !s.ready && !s.exited && s.hookLost == "" {
 				s.loseHookLocked(fmt.Sprintf("did not report within %v of the start", d), s.hookErrorLocked(0))

@@ -207,6 +207,15 @@ func (t *Terminal) ShellEditsLine(from int64, shaped bool) (bool, time.Duration)
 // to read it (where the kernel can tell; else after a longer quiet) and
 // output has been quiet: a shell without a line editor (dash) at its
 // prompt. It does not take Mu.
+// ShellStarting reports whether the shell is known to be busy before its
+// first prompt: the kernel says it is not waiting to read (its startup
+// files still run, or it waits for a program they started). False when
+// that cannot be told (SSH).
+func (t *Terminal) ShellStarting() bool {
+	w, ok := t.shellWaits()
+	return ok && !w
+}
+
 func (t *Terminal) ShellIdle() bool {
 	if !t.Shell {
 		return false
