@@ -269,3 +269,38 @@ func TestForwardPolicy(t *testing.T) {
 		t.Log("something listens on 127.0.0.1:1")
 	}
 }
+
+// TestForwardThroughDropbear: -L and -R over an OpenWrt-like Dropbear (an
+// Ed25519-only host key, BusyBox ash, no SFTP), through the MCP surface.
+func TestForwardThroughDropbear(t *testing.T) {
+	r := newRouter(t)
+	ssh := &sshconn.Opener{Config: sshconf.Options{ConfigFile: r.cfg, Home: r.home}}
+	m := session.NewManager(session.Options{
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "ssh": ssh}),
+		StateDir: t.TempDir(),
+	})
+	al, err := audit.Open(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd := newForwardTool(ssh, nil)
+	t.Cleanup(func() { fwd.Close(); m.CloseAll(); ssh.Close(); al.Close() })
+	cs := connect(t, newServerWith(m, nil, humanConfig{audit: al}, nil, fwd), nil)
+	remote := pageServer(t, "served on the router")
+	var lf ForwardOut
+	if res := call(t, cs, "forward", map[string]any{"host": "router", "remote": remote}, &lf); res.IsError {
+		t.Fatalf("forward -L: %s\n%s", resultText(res), r.d.Log())
+	}
+	if got, err := getPage("http://" + lf.Local + "/"); err != nil || got != "served on the router" {
+		t.Fatalf("page through -L: %q, %v\n%s", got, err, r.d.Log())
+	}
+	here := pageServer(t, "served here")
+	var rf ForwardOut
+	res := call(t, cs, "forward", map[string]any{"host": "router", "reverse": true, "local": here, "confirm": true}, &rf)
+	if res.IsError {
+		t.Fatalf("forward -R: %s\n%s", resultText(res), r.d.Log())
+	}
+	if got, err := getPage("http://" + rf.Remote + "/"); err != nil || got != "served here" {
+		t.Fatalf("page through -R (%+v): %q, %v\n%s", rf, got, err, r.d.Log())
+	}
+}
