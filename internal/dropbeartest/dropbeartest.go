@@ -226,7 +226,7 @@ func Start(t testing.TB, opts Options) *Dropbear {
 	}
 	var lastErr error
 	for range 3 {
-		port, err := freePort()
+		port, err := sshdtest.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,20 +376,7 @@ func (d *Dropbear) KnownHostsLines() string {
 // alias, as the test user with ClientKey, with the given known_hosts file;
 // extra lines are added to the block.
 func (d *Dropbear) ConfigBlock(alias, knownHosts string, extra ...string) string {
-	lines := []string{
-		"Host " + alias,
-		"  HostName " + d.Host,
-		"  Port " + strconv.Itoa(d.Port),
-		"  User " + d.User,
-		"  IdentityFile " + d.ClientKey,
-		"  IdentitiesOnly yes",
-		"  UserKnownHostsFile " + knownHosts,
-		"  GlobalKnownHostsFile " + knownHosts + ".global",
-	}
-	for _, e := range extra {
-		lines = append(lines, "  "+e)
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return sshdtest.ConfigBlock(alias, d.Host, d.Port, d.User, d.ClientKey, knownHosts, extra...)
 }
 
 // Stop ends Dropbear and the per-connection processes it forked. It is
@@ -412,14 +399,4 @@ func (d *Dropbear) stop() {
 	_ = d.cmd.Wait() // "signal: terminated" is expected
 	_ = d.logR.Close()
 	<-d.scanDone
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

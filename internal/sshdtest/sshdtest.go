@@ -174,7 +174,7 @@ func StartSSHD(t testing.TB, opts SSHDOptions) *SSHD {
 	// if someone did.
 	var lastErr error
 	for range 3 {
-		port, err := freePort()
+		port, err := FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,12 +347,19 @@ func (d *SSHD) KnownHostsLine() string {
 // alias with ClientKey and the given known_hosts file; extra lines are
 // added to the block.
 func (d *SSHD) ConfigBlock(alias, knownHosts string, extra ...string) string {
+	return ConfigBlock(alias, d.Host, d.Port, d.User, d.ClientKey, knownHosts, extra...)
+}
+
+// ConfigBlock returns an ssh_config Host block for a test server (OpenSSH's
+// here, Dropbear's in dropbeartest): alias reaches host:port as user with
+// key only, trusting the keys in knownHosts; extra lines are added.
+func ConfigBlock(alias, host string, port int, user, key, knownHosts string, extra ...string) string {
 	lines := []string{
 		"Host " + alias,
-		"  HostName " + d.Host,
-		"  Port " + strconv.Itoa(d.Port),
-		"  User " + d.User,
-		"  IdentityFile " + d.ClientKey,
+		"  HostName " + host,
+		"  Port " + strconv.Itoa(port),
+		"  User " + user,
+		"  IdentityFile " + key,
 		"  IdentitiesOnly yes",
 		"  UserKnownHostsFile " + knownHosts,
 		"  GlobalKnownHostsFile " + knownHosts + ".global",
@@ -406,8 +413,8 @@ func ChildPids(pid int) []int {
 	return out
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
