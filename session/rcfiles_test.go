@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
@@ -410,17 +411,30 @@ PROMPT='kitty%% '
 			if exitCode(r) != "0" || r.Via != session.ViaExitCode {
 				t.Fatalf("echo last: via %q exit %s", r.Via, exitCode(r))
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			raw, err := s.Read(ctx, session.ReadRequest{Mode: "range", Raw: true, FromLine: 1, ToLine: 100000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, after, _ := strings.Cut(raw.Output, "echo last")
-			for _, m := range tt.theirs {
-				if !strings.Contains(after, m) {
-					t.Errorf("their mark %q is missing after the last command: %q", m, after)
+			// Their hooks run after ours (ours is first in
+			// PROMPT_COMMAND): the result may come back before their
+			// marks are printed, so wait for them, bounded.
+			var after string
+			missing := func() []string {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				raw, err := s.Read(ctx, session.ReadRequest{Mode: "range", Raw: true, FromLine: 1, ToLine: 100000})
+				if err != nil {
+					t.Fatal(err)
 				}
+				_, after, _ = strings.Cut(raw.Output, "echo last")
+				var out []string
+				for _, m := range tt.theirs {
+					if !strings.Contains(after, m) {
+						out = append(out, m)
+					}
+				}
+				return out
+			}
+			// No event says a far program printed: poll, bounded.
+			testwait.Poll(t.Context(), 10*time.Second, func() bool { return len(missing()) == 0 })
+			for _, m := range missing() {
+				t.Errorf("their mark %q is missing after the last command: %q", m, after)
 			}
 		})
 	}
