@@ -504,7 +504,10 @@ func TestSetMetaCaps(t *testing.T) {
 				if sm, ok := m.(agentproto.SetMeta); ok {
 					metas <- sm
 					if !sm.NoReply {
-						f.send(agentproto.Reply{Status: agentproto.StatusOK})
+						// The client need not wait for this reply (it may
+						// close first): a failed write is no failure here.
+						typ, p := agentproto.Marshal(agentproto.Reply{Status: agentproto.StatusOK})
+						_ = agentproto.WriteFrame(f.nc, typ, p)
 					}
 				}
 			}
