@@ -36,6 +36,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/internal/privdir"
+
 	"github.com/ttymux/ttymux/internal/visible"
 )
 
@@ -306,7 +308,7 @@ func (l *Log) append(e Event) error {
 // catches up with it. l.mu is held.
 func (l *Log) lockShared() (unlock func(), err error) {
 	for range 3 {
-		if err := flock(l.f, unix.LOCK_EX); err != nil {
+		if err := privdir.Flock(l.f, unix.LOCK_EX); err != nil {
 			return nil, fmt.Errorf("lock audit log: %w", err)
 		}
 		fst, err1 := l.f.Stat()
@@ -314,7 +316,7 @@ func (l *Log) lockShared() (unlock func(), err error) {
 		if err1 == nil && err2 == nil && os.SameFile(fst, pst) {
 			if fst.Size() != l.size {
 				if l.prev, l.seq, err = lastRecord(l.path); err != nil {
-					_ = flock(l.f, unix.LOCK_UN)
+					_ = privdir.Flock(l.f, unix.LOCK_UN)
 					return nil, fmt.Errorf("audit log: %w", err)
 				}
 				l.size = fst.Size()
@@ -323,12 +325,12 @@ func (l *Log) lockShared() (unlock func(), err error) {
 			// last (rotate may have replaced it).
 			return func() {
 				if l.f != nil {
-					_ = flock(l.f, unix.LOCK_UN)
+					_ = privdir.Flock(l.f, unix.LOCK_UN)
 				}
 			}, nil
 		}
 		// Rotated (or removed) by another writer: write to the new file.
-		_ = flock(l.f, unix.LOCK_UN)
+		_ = privdir.Flock(l.f, unix.LOCK_UN)
 		_ = l.f.Close() // reopened at once
 		l.f = nil
 		if err := l.openFile(); err != nil {
@@ -336,24 +338,6 @@ func (l *Log) lockShared() (unlock func(), err error) {
 		}
 	}
 	return nil, errors.New("audit log: the file keeps being replaced")
-}
-
-func flock(f *os.File, how int) error {
-	c, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := c.Control(func(fd uintptr) {
-		for {
-			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return ferr
 }
 
 // rotate moves audit.jsonl to .1, .1 to .2 … and drops the oldest; the
@@ -374,7 +358,7 @@ func (l *Log) rotate() error {
 	if err != nil {
 		return fmt.Errorf("rotate audit log: %w", err)
 	}
-	if err := flock(f, unix.LOCK_EX); err != nil {
+	if err := privdir.Flock(f, unix.LOCK_EX); err != nil {
 		_ = f.Close()
 		_ = os.Remove(tmp)
 		return fmt.Errorf("rotate audit log: %w", err)
