@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/internal/testwait"
-	agent "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -21,11 +21,11 @@ import (
 // returns a client for it.
 func startAgent(t testing.TB) *agentc.Client {
 	t.Helper()
-	return startAgentWith(t, agent.Options{Shell: "/bin/bash"})
+	return startAgentWith(t, agentd.Options{Shell: "/bin/bash"})
 }
 
 // startAgentWith is startAgent with opts (a small ring, say).
-func startAgentWith(t testing.TB, opts agent.Options) *agentc.Client {
+func startAgentWith(t testing.TB, opts agentd.Options) *agentc.Client {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "ttm") // short: socket paths are limited to 108 bytes
 	if err != nil {
@@ -33,11 +33,11 @@ func startAgentWith(t testing.TB, opts agent.Options) *agentc.Client {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	sock := filepath.Join(dir, "run", "agent.sock")
-	l, err := agent.Listen(sock)
+	l, err := agentd.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := agent.NewServer(opts)
+	srv := agentd.NewServer(opts)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	t.Cleanup(func() {
@@ -213,7 +213,7 @@ func TestPersistentFallsBackWithoutAgent(t *testing.T) {
 // timed out with empty output. The loss is reported and the next command
 // completes.
 func TestOutputLostInTheAgentDoesNotWedge(t *testing.T) {
-	k := startAgentWith(t, agent.Options{Shell: "/bin/bash", RingSize: 64 << 10})
+	k := startAgentWith(t, agentd.Options{Shell: "/bin/bash", RingSize: 64 << 10})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	m1 := newPersistentManager(t, k)

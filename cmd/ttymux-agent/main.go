@@ -1,6 +1,6 @@
 // Command ttymux-agent is the small daemon that holds ttymux's persistent
 // terminal sessions, on the local machine or on a remote host (where ttymux
-// uploads it). It is a thin command line over the remote-agent library:
+// uploads it). It is a thin command line over the agentd library:
 //
 //	ttymux-agent serve [--socket PATH] [--detach] [--log FILE] [--idle-exit DUR]
 //	                   [--ring-mib N] [--max-sessions N]
@@ -10,7 +10,7 @@
 //	ttymux-agent version
 //
 // The protocol, the files it places and how to remove it are described in
-// docs/remote-agent.md. Build it small: CGO_ENABLED=0 go build -trimpath
+// docs/agentd.md. Build it small: CGO_ENABLED=0 go build -trimpath
 // -ldflags '-s -w'.
 package main
 
@@ -32,10 +32,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/buildinfo"
-	agent "github.com/ttymux/ttymux/remote-agent"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -112,7 +112,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	logFile := fs.String("log", "", "log to this file (default: stderr; with --detach, agent.log in the socket's directory)")
 	idle := fs.Duration("idle-exit", 0, "exit after having no sessions and no clients this long (0: never)")
 	ringMiB := fs.Int("ring-mib", 8, "output kept per session, in MiB")
-	maxSessions := fs.Int("max-sessions", agent.DefaultMaxSessions, "sessions held at once (at most "+strconv.Itoa(agent.MaxSessionsLimit)+")")
+	maxSessions := fs.Int("max-sessions", agentd.DefaultMaxSessions, "sessions held at once (at most "+strconv.Itoa(agentd.MaxSessionsLimit)+")")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -169,7 +169,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		logw = f
 	}
 	log := slog.New(slog.NewTextHandler(logw, nil))
-	l, err := agent.Listen(sock)
+	l, err := agentd.Listen(sock)
 	if err != nil {
 		log.Error("cannot listen", "err", err)
 		if logw != stderr {
@@ -177,11 +177,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	srv := agent.NewServer(agent.Options{
+	srv := agentd.NewServer(agentd.Options{
 		RingSize:    *ringMiB << 20,
 		MaxSessions: *maxSessions,
 		IdleExit:    *idle,
-		Epoch:       agent.NewEpoch(),
+		Epoch:       agentd.NewEpoch(),
 		Logger:      log,
 	})
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -307,7 +307,7 @@ func ls(args []string, stdout, stderr io.Writer) int {
 	sock := socketOr(*sockFlag)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sessions, err := agent.List(ctx, sock)
+	sessions, err := agentd.List(ctx, sock)
 	if err != nil {
 		return notRunning(err, sock, stderr)
 	}
@@ -344,8 +344,8 @@ func stop(args []string, stdout, stderr io.Writer) int {
 	sock := socketOr(*sockFlag)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if err := agent.Stop(ctx, sock, *force); err != nil {
-		var se *agent.StatusError
+	if err := agentd.Stop(ctx, sock, *force); err != nil {
+		var se *agentd.StatusError
 		if errors.As(err, &se) && se.Status == agentproto.StatusBusy {
 			fmt.Fprintf(stderr, "ttymux-agent: not stopped: %s\n", se.Message)
 			return 1

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/testhome"
-	agent "github.com/ttymux/ttymux/remote-agent"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // asAgentEnv makes the test binary behave as ttymux-agent, so that
@@ -79,7 +79,7 @@ func createSession(t *testing.T, sock string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
-	c, err := agent.Dial(ctx, sock)
+	c, err := agentd.Dial(ctx, sock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentbuild"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/privdir"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport/agent"

@@ -15,8 +15,8 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/internal/testwait"
-	daemon "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
 )
@@ -28,12 +28,12 @@ const humanWait = 20 * time.Second
 // the socket.
 func humanAgent(t *testing.T) string {
 	t.Helper()
-	sock := daemon.SocketPath(shortTempDir(t))
-	l, err := daemon.Listen(sock)
+	sock := agentd.SocketPath(shortTempDir(t))
+	l, err := agentd.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := daemon.NewServer(daemon.Options{})
+	srv := agentd.NewServer(agentd.Options{})
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	t.Cleanup(func() {

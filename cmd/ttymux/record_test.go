@@ -19,7 +19,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	agent "github.com/ttymux/ttymux/remote-agent"
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
@@ -337,11 +337,11 @@ func startRecordAgent(t *testing.T) *agentc.Client {
 	t.Helper()
 	dir := shortTempDir(t) // socket paths are limited to 108 bytes
 	sock := filepath.Join(dir, "run", "agent.sock")
-	l, err := agent.Listen(sock)
+	l, err := agentd.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := agent.NewServer(agent.Options{Shell: "/bin/bash"})
+	srv := agentd.NewServer(agentd.Options{Shell: "/bin/bash"})
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
 	t.Cleanup(func() {

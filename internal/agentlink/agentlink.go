@@ -1,7 +1,7 @@
 // Package agentlink is the client side of one connection to a ttymux agent:
 // the version exchange, deadlines bound to a context, and a request with its
 // reply. Both clients of the agent use it: transport/agent (sessions,
-// streaming) and the ttymux-agent command's own ls and stop (remote-agent's
+// streaming) and the ttymux-agent command's own ls and stop (agentd's
 // List, Kill and Stop), so the two cannot drift apart.
 //
 // It owns no dialling policy (which socket, whose peer, starting an agent:
@@ -22,7 +22,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 )
 
 // SetupTimeout bounds the version exchange and a request's reply when ctx

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 )
 
 // serve accepts one connection on a fresh Unix socket and runs agent on it;

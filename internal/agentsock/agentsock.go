@@ -1,5 +1,5 @@
 // Package agentsock owns the rules for reaching a ttymux agent's Unix
-// socket, written once for the agent (remote-agent, cmd/ttymux-agent), its
+// socket, written once for the agent (agentd, cmd/ttymux-agent), its
 // clients (transport/agent, the agent's bridge) and ttymux doctor:
 //
 //   - where the socket lives: Dir, Path, Default;
@@ -31,8 +31,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/privdir"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // What names the socket directory in an *UnsafeDirError.

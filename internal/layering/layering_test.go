@@ -90,8 +90,8 @@ func rule(from, to string) string {
 		if under(to, "session") && to != "session/reduce" {
 			return "fanout imports session/reduce only, never session"
 		}
-	case under(from, "remote-agent") || from == "cmd/ttymux-agent":
-		if !under(to, "remote-agent") && !under(to, "internal") {
+	case under(from, "agentd") || from == "cmd/ttymux-agent":
+		if !under(to, "agentd") && !under(to, "internal") {
 			return "the agent imports only its own packages and internal/* (no MCP, session or SSH client code: it is copied to hosts)"
 		}
 		for _, no := range []string{"internal/gate", "internal/policy", "internal/audit", "internal/secretpage", "internal/console", "internal/agentbuild"} {
@@ -151,8 +151,8 @@ func TestRuleCatches(t *testing.T) {
 		{"transport/sshconn", "session"},
 		{"session", "transport/local"},
 		{"session/verdict", "session"},
-		{"remote-agent", "transport/sshconn"},
-		{"remote-agent", "internal/policy"},
+		{"agentd", "transport/sshconn"},
+		{"agentd", "internal/policy"},
 		{"transfer", "session"},
 		{"fanout", "session"},
 		{"internal/gate", "cmd/ttymux"},
@@ -166,7 +166,7 @@ func TestRuleCatches(t *testing.T) {
 		{"cmd/ttymux", "session"},
 		{"session", "transport"},
 		{"fanout", "session/reduce"},
-		{"remote-agent", "internal/ptyproc"},
+		{"agentd", "internal/ptyproc"},
 		{"transport/agent", "transfer"},
 	} {
 		if why := rule(c[0], c[1]); why != "" {

@@ -2,7 +2,7 @@
 // exclusive access, reads and writes through the Go runtime's poller,
 // unplug detection and reopening, BREAK, and the DTR and RTS lines. It is
 // shared by transport/serial (serial sessions in the ttymux server) and the
-// agent (remote-agent), which holds serial sessions that outlive the
+// agent (agentd), which holds serial sessions that outlive the
 // server, so it imports only the standard library and golang.org/x/sys.
 //
 // Open opens any path (/dev/ttyUSB0, /dev/serial/by-id/…, a

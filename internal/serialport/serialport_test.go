@@ -17,7 +17,7 @@ import (
 
 // Most of this package's behaviour is tested through transport/serial,
 // whose Conn is a thin layer over a Port (transport/serial/*_test.go),
-// and through the agent's serial sessions (remote-agent/serial_test.go).
+// and through the agent's serial sessions (agentd/serial_test.go).
 // These tests pin the API the two share.
 
 const timeout = 15 * time.Second

@@ -14,15 +14,15 @@ import (
 	"sync"
 	"testing"
 
-	daemon "github.com/ttymux/ttymux/remote-agent"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/transport"
 )
 
 // TestCreateEcho creates a shell in the agent, types a command and reads
 // its output back.
 func TestCreateEcho(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	kc, ks, err := c.Create(ctxT(t), testShell(), []byte("m1"))
 	if err != nil {
@@ -61,7 +61,7 @@ func TestCreateEcho(t *testing.T) {
 // from the offset reached, and checks that every line arrives exactly once
 // and in order: nothing produced while detached is lost or duplicated.
 func TestDetachReattach(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	ctx := ctxT(t)
 	kc, ks, err := c.Create(ctx, testShell(), nil)
@@ -90,7 +90,7 @@ func TestDetachReattach(t *testing.T) {
 	if off != int64(len(first)) {
 		t.Fatalf("Offset() = %d after reading %d bytes", off, len(first))
 	}
-	td.ev.wait(t, daemon.EventDetached, ks.ID)
+	td.ev.wait(t, agentd.EventDetached, ks.ID)
 	// Let the loop run on while nobody is attached.
 	waitUntil(t, "output while detached", func() bool {
 		s, ok := find(t, c, ks.ID)
@@ -125,13 +125,13 @@ func TestDetachReattach(t *testing.T) {
 // client does not read: the client gets a GapError, then the rest, and the
 // offsets add up.
 func TestGap(t *testing.T) {
-	td := startDaemon(t, daemon.Options{RingSize: 4 << 10})
+	td := startDaemon(t, agentd.Options{RingSize: 4 << 10})
 	c := td.client()
 	kc, ks, err := c.Create(ctxT(t), transport.Target{Command: "seq", Args: []string{"1", "200000"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	td.ev.wait(t, daemon.EventChildExited, ks.ID) // all written while we did not read
+	td.ev.wait(t, agentd.EventChildExited, ks.ID) // all written while we did not read
 	conn := kc.(*Conn)
 	var out []byte
 	var gaps []transport.GapError
@@ -186,7 +186,7 @@ func TestGap(t *testing.T) {
 // TestKill ends a running session: the attached client sees the end and
 // the agent forgets the session.
 func TestKill(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	ctx := ctxT(t)
 	kc, ks, err := c.Create(ctx, transport.Target{Command: "sleep", Args: []string{"1000"}}, nil)
@@ -216,7 +216,7 @@ func TestKill(t *testing.T) {
 // TestWaitAfterExit checks Wait's status for a program that has ended, for
 // the attached client and for one attaching afterwards.
 func TestWaitAfterExit(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	ctx := ctxT(t)
 	kc, ks, err := c.Create(ctx, transport.Target{Command: "sh", Args: []string{"-c", "echo bye; exit 3"}}, nil)
@@ -258,21 +258,21 @@ func TestWaitAfterExit(t *testing.T) {
 // session with ErrDetached and that the session keeps running, without
 // clients (the rest of Close's contract is in conformance_test.go).
 func TestCloseDetaches(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	kc, ks, err := c.Create(ctxT(t), transport.Target{Command: "sleep", Args: []string{"1000"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := startPump(t, kc)
-	td.ev.wait(t, daemon.EventAttached, ks.ID)
+	td.ev.wait(t, agentd.EventAttached, ks.ID)
 	if err := kc.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.finish(t); !errors.Is(err, ErrDetached) {
 		t.Errorf("Read after Close = %v, want ErrDetached", err)
 	}
-	td.ev.wait(t, daemon.EventDetached, ks.ID)
+	td.ev.wait(t, agentd.EventDetached, ks.ID)
 	if s, ok := find(t, c, ks.ID); !ok || s.Exited || s.Clients != 0 {
 		t.Errorf("after Close, List entry is %+v (found %v), want running, no clients", s, ok)
 	}
@@ -284,7 +284,7 @@ func TestCloseDetaches(t *testing.T) {
 // TestListMetaForeground checks List against what was created, SetMeta,
 // Resize, and the cached foreground process.
 func TestListMetaForeground(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	ctx := ctxT(t)
 	kc1, ks1, err := c.Create(ctx, testShell(), []byte("one"))
@@ -347,7 +347,7 @@ func TestListMetaForeground(t *testing.T) {
 
 // TestAttachUnknown checks the error for an id the agent does not hold.
 func TestAttachUnknown(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	_, _, _, err := td.client().Attach(ctxT(t), "s9", 0)
 	if !errors.Is(err, transport.ErrNoSession) || err.Error() != `session "s9" is not held by the agent` {
 		t.Errorf("Attach(s9) = %v, want ErrNoSession: session \"s9\" is not held by the agent", err)
@@ -356,7 +356,7 @@ func TestAttachUnknown(t *testing.T) {
 
 // TestStopBusy checks that Stop without force refuses while a session runs.
 func TestStopBusy(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	kc, _, err := c.Create(ctxT(t), transport.Target{Command: "sleep", Args: []string{"1000"}}, nil)
 	if err != nil {
@@ -409,7 +409,7 @@ func TestNoAgent(t *testing.T) {
 // TestUnsafeDir checks that a socket directory open to others is refused,
 // by name, before anything is dialled or started.
 func TestUnsafeDir(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	dir := filepath.Dir(td.sock)
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -457,11 +457,11 @@ func TestVersionMismatch(t *testing.T) {
 }
 
 // TestDefaultSocket checks the per-user socket path, which must match the
-// agent's own (remote-agent SocketPath(SocketDir())).
+// agent's own (agentd SocketPath(SocketDir())).
 func TestDefaultSocket(t *testing.T) {
 	for _, xdg := range []string{"/run/user/1234", ""} {
 		t.Setenv("XDG_RUNTIME_DIR", xdg)
-		if got, want := DefaultSocket(), daemon.SocketPath(daemon.SocketDir()); got != want {
+		if got, want := DefaultSocket(), agentd.SocketPath(agentd.SocketDir()); got != want {
 			t.Errorf("XDG_RUNTIME_DIR=%q: DefaultSocket() = %q, want %q", xdg, got, want)
 		}
 	}

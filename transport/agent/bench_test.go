@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	daemon "github.com/ttymux/ttymux/remote-agent"
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -16,7 +16,7 @@ import (
 // waits for its output, through Client and Conn: what a persistent local
 // session adds to DESIGN.md's echo round trip. It reports the median in µs.
 func BenchmarkEchoRoundTrip(b *testing.B) {
-	td := startDaemon(b, daemon.Options{})
+	td := startDaemon(b, agentd.Options{})
 	kc, _, err := td.client().Create(b.Context(), testShell(), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -44,7 +44,7 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 // server does: nothing to replay), and from the start with the whole
 // megabyte read back. It reports medians in ms.
 func BenchmarkReattach(b *testing.B) {
-	td := startDaemon(b, daemon.Options{})
+	td := startDaemon(b, agentd.Options{})
 	c := td.client()
 	kc, ks, err := c.Create(b.Context(), testShell(), nil)
 	if err != nil {
@@ -101,7 +101,7 @@ func BenchmarkReattach(b *testing.B) {
 // through the agent, for comparison with transport/local's
 // BenchmarkDrainSeq, the raw PTY floor.
 func BenchmarkDrainSeq(b *testing.B) {
-	td := startDaemon(b, daemon.Options{RingSize: 16 << 20})
+	td := startDaemon(b, agentd.Options{RingSize: 16 << 20})
 	c := td.client()
 	target := transport.Target{Command: "seq", Args: []string{"1", "1000000"}}
 	for b.Loop() {

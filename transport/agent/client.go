@@ -14,7 +14,7 @@ import (
 	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/internal/agentsock"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/transport"
 )
 

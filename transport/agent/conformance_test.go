@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	daemon "github.com/ttymux/ttymux/remote-agent"
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/transporttest"
 )
@@ -13,7 +13,7 @@ import (
 // cat. Closing an agent Conn detaches (the session keeps running), so Read
 // then ends with ErrDetached.
 func TestConformance(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
 		kc, ks, err := c.Create(ctxT(t), transport.Target{Command: "cat", Term: "dumb"}, nil)

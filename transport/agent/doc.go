@@ -4,7 +4,7 @@
 // exit status, while ttymux servers and humans come and go.
 //
 // A Client implements transport.Keeper over the agent's Unix socket
-// (protocol: remote-agent/agentproto, docs/remote-agent.md). Every call
+// (protocol: agentd/agentproto, docs/agentd.md). Every call
 // dials the socket and exchanges the version headers; a *agentproto.VersionError
 // comes back unchanged (wrapped). Create and Attach keep their connection
 // as a *Conn that streams the session's output; List, Kill, Stop and Ping

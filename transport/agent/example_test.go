@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	daemon "github.com/ttymux/ttymux/remote-agent"
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/agent"
 )
@@ -23,17 +23,17 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	l, err := daemon.Listen(daemon.SocketPath(dir))
+	l, err := agentd.Listen(agentd.SocketPath(dir))
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := daemon.NewServer(daemon.Options{})
+	srv := agentd.NewServer(agentd.Options{})
 	go srv.Serve(l)
 	defer srv.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c := &agent.Client{Socket: daemon.SocketPath(dir)}
+	c := &agent.Client{Socket: agentd.SocketPath(dir)}
 	kc, ks, err := c.Create(ctx, transport.Target{Command: "sh", Args: []string{"-c", "echo one; read x; echo $x"}}, nil)
 	if err != nil {
 		log.Fatal(err)

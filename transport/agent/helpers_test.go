@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/internal/testwait"
-	daemon "github.com/ttymux/ttymux/remote-agent"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -22,11 +22,11 @@ const waitTimeout = 20 * time.Second
 // events records the agent's test-hook events so tests wait for them.
 type events struct {
 	mu      sync.Mutex
-	list    []daemon.Event
+	list    []agentd.Event
 	changed chan struct{}
 }
 
-func (e *events) add(ev daemon.Event) {
+func (e *events) add(ev agentd.Event) {
 	e.mu.Lock()
 	e.list = append(e.list, ev)
 	close(e.changed)
@@ -61,14 +61,14 @@ func (e *events) wait(t testing.TB, kind, session string) {
 type testDaemon struct {
 	sock string
 	ev   *events
-	srv  *daemon.Server
+	srv  *agentd.Server
 }
 
-func startDaemon(t testing.TB, opts daemon.Options) *testDaemon {
+func startDaemon(t testing.TB, opts agentd.Options) *testDaemon {
 	t.Helper()
 	dir := sockDir(t)
-	sock := daemon.SocketPath(dir)
-	l, err := daemon.Listen(sock)
+	sock := agentd.SocketPath(dir)
+	l, err := agentd.Listen(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +77,10 @@ func startDaemon(t testing.TB, opts daemon.Options) *testDaemon {
 	if testing.Verbose() && opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	td.srv = daemon.NewServer(opts)
+	td.srv = agentd.NewServer(opts)
 	served := make(chan error, 1)
 	go func() { served <- td.srv.Serve(l) }()
-	td.ev.wait(t, daemon.EventServing, "")
+	td.ev.wait(t, agentd.EventServing, "")
 	t.Cleanup(func() {
 		td.srv.Close()
 		select {

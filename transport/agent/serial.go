@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentlink"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/transport"
 )
 

@@ -8,10 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ttymux/ttymux/agentd"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/ptytest"
 	"github.com/ttymux/ttymux/internal/serialtest"
-	daemon "github.com/ttymux/ttymux/remote-agent"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -25,7 +25,7 @@ func serialTarget(path string, reconnect bool) transport.Target {
 // have, no window size or signals, and an unplug and replug seen through
 // LinkState, with Write refused while the device is away.
 func TestSerialConn(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	c := td.client()
 	path := filepath.Join(t.TempDir(), "ttyUSB0")
 	dev := serialtest.New(t, path)
@@ -69,7 +69,7 @@ func TestSerialConn(t *testing.T) {
 	}
 
 	dev.Unplug()
-	td.ev.wait(t, daemon.EventLink, ks.ID)
+	td.ev.wait(t, agentd.EventLink, ks.ID)
 	waitUntil(t, "link down", func() bool { return conn.LinkState() == transport.LinkDisconnected })
 	if _, err := kc.Write([]byte("lost\r")); err == nil || !strings.Contains(err.Error(), "disconnected") {
 		t.Errorf("Write while unplugged: %v", err)
@@ -88,7 +88,7 @@ func TestSerialConn(t *testing.T) {
 // TestSerialGone: without reconnect, the device going away ends the
 // session; Wait says why, in the agent's words.
 func TestSerialGone(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	path := filepath.Join(t.TempDir(), "ttyS1")
 	dev := serialtest.New(t, path)
 	kc, _, err := td.client().Create(ctxT(t), serialTarget(path, false), nil)
@@ -114,7 +114,7 @@ func TestSerialGone(t *testing.T) {
 // SetModemLine say the session is not a serial port without asking the
 // agent (which an older one would not answer), and the link is always up.
 func TestSerialOnProgramSession(t *testing.T) {
-	td := startDaemon(t, daemon.Options{})
+	td := startDaemon(t, agentd.Options{})
 	kc, _, err := td.client().Create(ctxT(t), testShell(), nil)
 	if err != nil {
 		t.Fatal(err)

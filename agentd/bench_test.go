@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 )
 
 // BenchmarkEchoRoundTrip types "echo x" into a shell held by the agent and

@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"errors"
@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentsock"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 func TestSocketPaths(t *testing.T) {

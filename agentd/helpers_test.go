@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 )
 
 // waitTimeout bounds every wait in these tests: for an event, a frame, or

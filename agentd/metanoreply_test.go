@@ -1,10 +1,10 @@
-package agent
+package agentd
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
+	"github.com/ttymux/ttymux/agentd/agentproto"
 )
 
 // TestSetMetaNoReply: the agent advertises CapMetaNoReply in its

@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/internal/serialport"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // maxBreak bounds a BREAK's length: the client's reader waits for it, and

@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentlink"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // This file is the minimal client the ttymux-agent command needs (ls,

@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"bufio"
@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/ring"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 const (

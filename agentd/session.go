@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"errors"
@@ -11,10 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/ptyproc"
 	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/internal/serialport"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 const (
@@ -509,7 +509,7 @@ func (sess *session) confined() int {
 }
 
 // attach registers a client and works out where its stream starts (see
-// docs/remote-agent.md, "Attach"). The caller must call detach when the
+// docs/agentd.md, "Attach"). The caller must call detach when the
 // client goes.
 func (sess *session) attach(req agentproto.Attach) agentproto.AttachReply {
 	sess.checkForeground() // so the first Foreground frame is current

@@ -1,12 +1,12 @@
 // Package agentproto is the wire protocol between ttymux (the client,
-// transport/agent) and ttymux-agent (the daemon, remote-agent) that holds
+// transport/agent) and ttymux-agent (the daemon, agentd) that holds
 // persistent terminal sessions. It is a specification as much as code:
-// docs/remote-agent.md describes the same thing for readers who do not read
+// docs/agentd.md describes the same thing for readers who do not read
 // Go, and the two must agree.
 //
 // The package owns the byte layout only: the version header, framing, and
 // the encoding of each message. It does not own connections, sessions or
-// policy (what an agent does with a request is remote-agent's business), and
+// policy (what an agent does with a request is agentd's business), and
 // it imports the standard library only, so that the agent binary stays small.
 //
 // # Header
@@ -40,7 +40,7 @@
 // A payload is a sequence of fields in a fixed order, that of the message's
 // Go struct except where Marshal says otherwise (SessionInfo.StartLine was
 // appended last; Create's SerialLine is inlined after Kind;
-// docs/remote-agent.md lists every message's wire order):
+// docs/agentd.md lists every message's wire order):
 // unsigned numbers and booleans (0/1) as uvarints, signed numbers as
 // zig-zag varints (encoding/binary), strings and byte slices as a uvarint
 // length then the bytes, lists as a uvarint count then the elements. Two

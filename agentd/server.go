@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"bufio"
@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/ring"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // Defaults and limits for Options.

@@ -8,7 +8,7 @@
 // for a serial session, the open serial port and its link state
 // (internal/serialport, serial.go), a bounded ring of the output addressed by
 // absolute offset with a line index (internal/ring), the exit status once
-// known, the window size, and opaque client metadata. It serves the protocol of remote-agent/agentproto on a
+// known, the window size, and opaque client metadata. It serves the protocol of agentd/agentproto on a
 // Unix socket in a per-user 0700 directory, checks each peer's uid
 // (SO_PEERCRED) and reports foreground-process changes. It does not own
 // terminal emulation, completion detection, output reduction or anything
@@ -16,7 +16,7 @@
 // the same, and this package stays small (it imports only the standard
 // library, golang.org/x/sys, internal/ptyproc, internal/ring,
 // internal/serialport and agentproto). The protocol and the files the agent places are described
-// in docs/remote-agent.md.
+// in docs/agentd.md.
 //
 // Usage:
 //
@@ -61,4 +61,4 @@
 // (SIGHUP; SIGKILL a second later) and the same path follows. Close and a
 // Stop request stop accepting, disconnect the clients, hang up every
 // session and wait for every goroutine.
-package agent
+package agentd

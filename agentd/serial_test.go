@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/ptytest"
 	"github.com/ttymux/ttymux/internal/serialport"
 	"github.com/ttymux/ttymux/internal/serialtest"
 	"github.com/ttymux/ttymux/internal/testwait"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // serialReq is a Create for the serial port at path.

@@ -1,4 +1,4 @@
-package agent
+package agentd
 
 import (
 	"bufio"
@@ -16,9 +16,9 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/testhome"
-	"github.com/ttymux/ttymux/remote-agent/agentproto"
 )
 
 // peerHelperEnv makes the test binary act as a client of the agent on the
