@@ -14,7 +14,47 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/agentd/agentproto"
+	"github.com/ttymux/ttymux/internal/agentlink"
 )
+
+// The agent's clients all speak through internal/agentlink; these are the
+// one-request calls the tests make with it, on a new connection each, as
+// ttymux-agent's ls and stop do.
+
+// Dial connects to the agent on path and exchanges the version headers.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	l, err := agentlink.Dial(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return l.Conn, nil // Handshake reads nothing past the header
+}
+
+// request runs f on a new link to the agent on path.
+func request(ctx context.Context, path string, f func(l *agentlink.Link) error) error {
+	l, err := agentlink.Dial(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	return f(l)
+}
+
+// List returns the sessions of the agent on path.
+func List(ctx context.Context, path string) (ss []agentproto.SessionInfo, err error) {
+	err = request(ctx, path, func(l *agentlink.Link) error { ss, err = l.List(ctx); return err })
+	return ss, err
+}
+
+// Kill asks the agent on path to end session id.
+func Kill(ctx context.Context, path, id string) error {
+	return request(ctx, path, func(l *agentlink.Link) error { return l.Kill(ctx, id) })
+}
+
+// Stop asks the agent on path to exit.
+func Stop(ctx context.Context, path string, force bool) error {
+	return request(ctx, path, func(l *agentlink.Link) error { return l.Stop(ctx, force) })
+}
 
 // waitTimeout bounds every wait in these tests: for an event, a frame, or
 // Serve to return.

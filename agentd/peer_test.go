@@ -122,7 +122,7 @@ func TestPeerOtherUIDRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("peer as uid 65534: %v\n%s", err, out)
 	}
-	for _, want := range []string{"list: agent answered forbidden: this agent serves uid 0 only", "attach: forbidden"} {
+	for _, want := range []string{"list: agent refused list: forbidden: this agent serves uid 0 only", "attach: forbidden"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("peer output lacks %q:\n%s", want, out)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/agentd/agentproto"
+	"github.com/ttymux/ttymux/internal/agentlink"
 )
 
 // TestCreateEchoRoundTrip creates a shell over the socket, types a command
@@ -305,7 +306,7 @@ func TestKill(t *testing.T) {
 	if _, ok := ta.info(t, "s1"); ok {
 		t.Error("killed session still listed")
 	}
-	var se *StatusError
+	var se *agentlink.StatusError
 	if err := Kill(ctx, ta.sock, "s1"); !errors.As(err, &se) || se.Status != agentproto.StatusNotFound {
 		t.Errorf("second Kill = %v, want not_found", err)
 	}
@@ -319,7 +320,7 @@ func TestStop(t *testing.T) {
 	tc.waitOutput("$ ")
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
-	var se *StatusError
+	var se *agentlink.StatusError
 	if err := Stop(ctx, ta.sock, false); !errors.As(err, &se) || se.Status != agentproto.StatusBusy {
 		t.Fatalf("Stop = %v, want busy", err)
 	}

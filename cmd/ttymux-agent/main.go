@@ -34,6 +34,7 @@ import (
 
 	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/agentd/agentproto"
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/buildinfo"
 )
@@ -307,7 +308,12 @@ func ls(args []string, stdout, stderr io.Writer) int {
 	sock := socketOr(*sockFlag)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	sessions, err := agentd.List(ctx, sock)
+	l, err := agentlink.Dial(ctx, sock)
+	if err != nil {
+		return notRunning(err, sock, stderr)
+	}
+	sessions, err := l.List(ctx)
+	_ = l.Close() // one request per connection
 	if err != nil {
 		return notRunning(err, sock, stderr)
 	}
@@ -335,6 +341,17 @@ func ls(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// stopAgent asks the agent on sock to exit; it returns once the agent has
+// acknowledged.
+func stopAgent(ctx context.Context, sock string, force bool) error {
+	l, err := agentlink.Dial(ctx, sock)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	return l.Stop(ctx, force)
+}
+
 func stop(args []string, stdout, stderr io.Writer) int {
 	fs, sockFlag := newFlags("stop", stderr)
 	force := fs.Bool("force", false, "stop even if sessions are running (their programs are hung up)")
@@ -344,8 +361,8 @@ func stop(args []string, stdout, stderr io.Writer) int {
 	sock := socketOr(*sockFlag)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if err := agentd.Stop(ctx, sock, *force); err != nil {
-		var se *agentd.StatusError
+	if err := stopAgent(ctx, sock, *force); err != nil {
+		var se *agentlink.StatusError
 		if errors.As(err, &se) && se.Status == agentproto.StatusBusy {
 			fmt.Fprintf(stderr, "ttymux-agent: not stopped: %s\n", se.Message)
 			return 1

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -13,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/agentd/agentproto"
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/internal/testhome"
 )
 
@@ -79,25 +78,17 @@ func createSession(t *testing.T, sock string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
 	defer cancel()
-	c, err := agentd.Dial(ctx, sock)
+	l, err := agentlink.Dial(ctx, sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer l.Close()
 	typ, p := agentproto.Marshal(agentproto.Create{Command: "sh", Args: []string{"-c", "read x"}})
-	if err := agentproto.WriteFrame(c, typ, p); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.SetReadDeadline(time.Now().Add(waitTimeout))
-	f, err := agentproto.ReadFrame(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := agentproto.Unmarshal(f)
+	m, err := l.Request(ctx, "create", "", typ, p, agentproto.TypeAttachReply)
 	if err != nil || m.(agentproto.AttachReply).Status != agentproto.StatusCreated {
 		t.Fatalf("create: %#v, %v", m, err)
 	}
-	_ = agentproto.WriteFrame(c, agentproto.TypeDetach, nil)
+	_ = l.Send(agentproto.TypeDetach, nil)
 	return m.(agentproto.AttachReply).Session.ID
 }
 

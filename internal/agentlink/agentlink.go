@@ -1,13 +1,15 @@
-// Package agentlink is the client side of one connection to a ttymux agent:
-// the version exchange, deadlines bound to a context, and a request with its
-// reply. Both clients of the agent use it: transport/agent (sessions,
-// streaming) and the ttymux-agent command's own ls and stop (agentd's
-// List, Kill and Stop), so the two cannot drift apart.
+// Package agentlink is the one client of the ttymux agent's protocol: the
+// version exchange, deadlines bound to a context, a request with its reply,
+// the agent's refusals as a *StatusError, and the requests every user of
+// the agent makes (List, Kill, Stop). transport/agent (sessions, streaming,
+// remote hosts) and the ttymux-agent command's own ls and stop both speak
+// through it, so they cannot drift apart.
 //
-// It owns no dialling policy (which socket, whose peer, starting an agent:
-// internal/agentsock and transport/agent) and no meaning of the messages
-// (agentproto). It imports the standard library and agentproto only, so
-// the agent binary may use it (STYLE.md, import rules).
+// It owns no dialling policy beyond a plain Dial (which socket, whose peer,
+// starting an agent, reaching one over SSH: internal/agentsock and
+// transport/agent) and no meaning of the messages (agentproto). It imports
+// the standard library and agentproto only, so the agent binary may use it
+// (docs/architecture.md, import rules).
 //
 // A Link is used by one goroutine at a time for requests; once a stream
 // runs on it, one goroutine reads (R) and writes are serialised by the
@@ -134,6 +136,114 @@ func (l *Link) Call(ctx context.Context, t agentproto.Type, p []byte, want agent
 		return err
 	})
 	return m, err
+}
+
+// StatusError is an agent's refusal of a request, with the enumerated
+// status it answered.
+type StatusError struct {
+	Op      string // "create", "attach", "list", "kill", "stop", "set meta", …
+	ID      string // the session, when the request named one
+	Status  agentproto.Status
+	Message string // the agent's explanation, possibly empty
+	// Err is what the refusal means in the caller's own terms, for
+	// errors.Is: transport/agent sets transport.ErrNoSession on a
+	// StatusNotFound (this package may not import transport). Nil here.
+	Err error
+}
+
+func (e *StatusError) Error() string {
+	var s string
+	switch e.Status {
+	case agentproto.StatusNotFound:
+		s = fmt.Sprintf("session %q is not held by the agent", e.ID)
+	case agentproto.StatusForbidden:
+		s = fmt.Sprintf("agent refused %s: forbidden", e.Op)
+	case agentproto.StatusLimit:
+		s = fmt.Sprintf("agent refused %s: its session limit is reached", e.Op)
+	case agentproto.StatusBusy:
+		s = fmt.Sprintf("agent refused %s: sessions are still running (stop with force to end them)", e.Op)
+	default:
+		s = fmt.Sprintf("agent %s failed (status %s)", e.Op, e.Status)
+	}
+	if e.Message != "" && e.Status != agentproto.StatusNotFound { // the agent's says the same
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *StatusError) Unwrap() error { return e.Err }
+
+// Dial connects to the agent listening on the Unix socket path and
+// exchanges the version headers. It checks nothing about the socket or
+// who listens on it: a client that must (transport/agent) checks with
+// internal/agentsock and calls Handshake itself. A version mismatch is a
+// *agentproto.VersionError (wrapped) that names both versions. ctx bounds
+// the dial and the exchange only.
+func Dial(ctx context.Context, path string) (*Link, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := Handshake(ctx, c)
+	if err != nil {
+		return nil, fmt.Errorf("agent on %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// Request sends a request frame and reads its reply of type want, bounded
+// by ctx. A refusal is a *StatusError for op on session id: a Reply whose
+// status is not OK (an agent may send one instead of any reply), or an
+// AttachReply that neither created nor attached, which is returned with
+// the error.
+func (l *Link) Request(ctx context.Context, op, id string, t agentproto.Type, p []byte, want agentproto.Type) (any, error) {
+	m, err := l.Call(ctx, t, p, want)
+	if err != nil {
+		return nil, err
+	}
+	switch r := m.(type) {
+	case agentproto.Reply:
+		if r.Status != agentproto.StatusOK {
+			return nil, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
+		}
+	case agentproto.AttachReply:
+		if r.Status != agentproto.StatusCreated && r.Status != agentproto.StatusAttached {
+			return m, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
+		}
+	}
+	return m, nil
+}
+
+// List describes every session the agent holds.
+func (l *Link) List(ctx context.Context) ([]agentproto.SessionInfo, error) {
+	m, err := l.Request(ctx, "list", "", agentproto.TypeList, nil, agentproto.TypeListReply)
+	if err != nil {
+		return nil, err
+	}
+	lr, ok := m.(agentproto.ListReply)
+	if !ok {
+		return nil, fmt.Errorf("%w: a %T answered list", agentproto.ErrBadFrame, m)
+	}
+	return lr.Sessions, nil
+}
+
+// Kill asks the agent to end session id. A refusal is a *StatusError
+// (StatusNotFound for an unknown id).
+func (l *Link) Kill(ctx context.Context, id string) error {
+	t, p := agentproto.Marshal(agentproto.Kill{ID: id})
+	_, err := l.Request(ctx, "kill", id, t, p, agentproto.TypeReply)
+	return err
+}
+
+// Stop asks the agent to exit; without force it refuses while sessions run
+// (a *StatusError with StatusBusy). Stop returns once the agent has
+// acknowledged, not when it has exited.
+func (l *Link) Stop(ctx context.Context, force bool) error {
+	t, p := agentproto.Marshal(agentproto.Stop{Force: force})
+	_, err := l.Request(ctx, "stop", "", t, p, agentproto.TypeReply)
+	return err
 }
 
 // Close closes the connection.

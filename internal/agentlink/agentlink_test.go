@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
 	"testing"
@@ -95,5 +96,39 @@ func TestSilentAgent(t *testing.T) {
 	_, err := Handshake(ctx, c)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+// TestRefusal: a Reply with a status other than OK, sent instead of the
+// reply asked for, is a *StatusError naming the request and the session,
+// and errors.As finds it under a caller's wrapping; Err is what it
+// unwraps to.
+func TestRefusal(t *testing.T) {
+	c := serve(t, func(c net.Conn, r *bufio.Reader) {
+		if agentproto.WriteHeader(c) != nil || agentproto.ReadHeader(r) != nil {
+			return
+		}
+		if f, err := agentproto.ReadFrame(r, nil); err != nil || f.Type != agentproto.TypeKill {
+			return
+		}
+		typ, p := agentproto.Marshal(agentproto.Reply{Status: agentproto.StatusNotFound, Message: "no session s9"})
+		_ = agentproto.WriteFrame(c, typ, p)
+	})
+	l, err := Handshake(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fmt.Errorf("kill: %w", l.Kill(t.Context(), "s9"))
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != agentproto.StatusNotFound || se.Op != "kill" || se.ID != "s9" {
+		t.Fatalf("Kill = %v, want a *StatusError for kill s9 with not_found", err)
+	}
+	if want := `kill: session "s9" is not held by the agent`; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+	mine := errors.New("mine")
+	se.Err = mine
+	if !errors.Is(err, mine) {
+		t.Error("errors.Is does not reach StatusError.Err")
 	}
 }

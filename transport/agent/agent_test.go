@@ -16,6 +16,7 @@ import (
 
 	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/agentd/agentproto"
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -363,7 +364,7 @@ func TestStopBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kc.Close()
-	var se *StatusError
+	var se *agentlink.StatusError
 	if err := c.Stop(ctxT(t), false); !errors.As(err, &se) || se.Status != agentproto.StatusBusy {
 		t.Errorf("Stop(false) = %v, want StatusBusy", err)
 	}

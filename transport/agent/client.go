@@ -68,42 +68,22 @@ var (
 	ErrDetached = errors.New("detached from the agent session")
 )
 
-// StatusError is an agent's refusal of a request, with the enumerated
-// status it answered. A StatusNotFound error matches transport.ErrNoSession.
-type StatusError struct {
-	Op      string // "create", "attach", "kill", "stop", "set meta"
-	ID      string // the session, when the request named one
-	Status  agentproto.Status
-	Message string // the agent's explanation, possibly empty
+// refused gives an agent's refusal (a *agentlink.StatusError) its meaning
+// here: an unknown session matches transport.ErrNoSession. Other errors
+// pass unchanged.
+func refused(err error) error {
+	var se *agentlink.StatusError
+	if errors.As(err, &se) && se.Status == agentproto.StatusNotFound {
+		se.Err = transport.ErrNoSession
+	}
+	return err
 }
 
-func (e *StatusError) Error() string {
-	var s string
-	switch e.Status {
-	case agentproto.StatusNotFound:
-		s = fmt.Sprintf("session %q is not held by the agent", e.ID)
-	case agentproto.StatusForbidden:
-		s = fmt.Sprintf("agent refused %s: forbidden", e.Op)
-	case agentproto.StatusLimit:
-		s = fmt.Sprintf("agent refused %s: its session limit is reached", e.Op)
-	case agentproto.StatusBusy:
-		s = fmt.Sprintf("agent refused %s: sessions are still running (stop with force to end them)", e.Op)
-	default:
-		s = fmt.Sprintf("agent %s failed (status %s)", e.Op, e.Status)
-	}
-	if e.Message != "" && e.Status != agentproto.StatusNotFound { // the agent's says the same
-		s += ": " + e.Message
-	}
-	return s
-}
-
-// Unwrap lets errors.Is(err, transport.ErrNoSession) recognise an unknown
-// session.
-func (e *StatusError) Unwrap() error {
-	if e.Status == agentproto.StatusNotFound {
-		return transport.ErrNoSession
-	}
-	return nil
+// isRefusal reports whether err is the agent's answer rather than a
+// failure on the way.
+func isRefusal(err error) bool {
+	var se *agentlink.StatusError
+	return errors.As(err, &se)
 }
 
 func (c *Client) socket() string {
@@ -157,32 +137,13 @@ func handshake(ctx context.Context, nc net.Conn) (*link, error) {
 	return agentlink.Handshake(ctx, nc)
 }
 
-// marshal encodes a request, with List, whose payload is empty and which
-// agentproto.Marshal does not take.
-func marshal(m any) (agentproto.Type, []byte) {
-	if _, ok := m.(listRequest); ok {
-		return agentproto.TypeList, nil
-	}
-	return agentproto.Marshal(m)
-}
-
 // call sends req on l and reads the reply of type want, bounded by ctx. A
-// refusal (a Reply with a status other than OK, which the agent may send
-// instead of any reply) becomes a *StatusError for op on session id; a
-// refusing AttachReply is returned with it.
+// refusal is a *agentlink.StatusError for op on session id (see
+// Link.Request), matching transport.ErrNoSession for an unknown session.
 func call(ctx context.Context, l *link, req any, want agentproto.Type, op, id string) (any, error) {
-	t, p := marshal(req)
-	m, err := l.Call(ctx, t, p, want)
-	if err != nil {
-		return nil, err
-	}
-	if r, ok := m.(agentproto.Reply); ok && r.Status != agentproto.StatusOK {
-		return nil, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
-	}
-	if r, ok := m.(agentproto.AttachReply); ok && r.Status != agentproto.StatusCreated && r.Status != agentproto.StatusAttached {
-		return m, &StatusError{Op: op, ID: id, Status: r.Status, Message: r.Message}
-	}
-	return m, nil
+	t, p := agentproto.Marshal(req)
+	m, err := l.Request(ctx, op, id, t, p, want)
+	return m, refused(err)
 }
 
 // dial connects to a running agent; with none running it fails with
@@ -213,21 +174,16 @@ func (c *Client) List(ctx context.Context) ([]transport.KeptSession, error) {
 		return nil, err
 	}
 	defer l.Close()
-	m, err := call(ctx, l, listRequest{}, agentproto.TypeListReply, "list", "")
+	infos, err := l.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list agent sessions: %w", err)
+		return nil, fmt.Errorf("list agent sessions: %w", refused(err))
 	}
-	infos := m.(agentproto.ListReply).Sessions
 	out := make([]transport.KeptSession, 0, len(infos))
 	for _, si := range infos {
 		out = append(out, keptSession(si))
 	}
 	return out, nil
 }
-
-// listRequest stands for the List message, whose payload is empty and
-// which agentproto.Marshal does not take.
-type listRequest struct{}
 
 // Ping checks that an agent of this protocol version answers on the socket
 // (one List round trip). It never starts one: with none running the error
@@ -238,8 +194,8 @@ func (c *Client) Ping(ctx context.Context) error {
 		return err
 	}
 	defer l.Close()
-	if _, err := call(ctx, l, listRequest{}, agentproto.TypeListReply, "list", ""); err != nil {
-		return fmt.Errorf("ping agent: %w", err)
+	if _, err := l.List(ctx); err != nil {
+		return fmt.Errorf("ping agent: %w", refused(err))
 	}
 	return nil
 }
@@ -255,9 +211,8 @@ func (c *Client) Kill(ctx context.Context, id string) error {
 		return err
 	}
 	defer l.Close()
-	if _, err := call(ctx, l, agentproto.Kill{ID: id}, agentproto.TypeReply, "kill", id); err != nil {
-		var se *StatusError
-		if errors.As(err, &se) {
+	if err := refused(l.Kill(ctx, id)); err != nil {
+		if isRefusal(err) {
 			return err
 		}
 		return fmt.Errorf("kill session %q: %w", id, err)
@@ -267,17 +222,16 @@ func (c *Client) Kill(ctx context.Context, id string) error {
 
 // Stop asks the agent to exit and waits, bounded by ctx, until it no
 // longer accepts connections. Without force the agent refuses while
-// sessions are running (a *StatusError with StatusBusy); with force it ends
+// sessions are running (a *agentlink.StatusError with StatusBusy); with force it ends
 // them. With no agent running the error matches ErrNoAgent.
 func (c *Client) Stop(ctx context.Context, force bool) error {
 	l, err := c.dial(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = call(ctx, l, agentproto.Stop{Force: force}, agentproto.TypeReply, "stop", "")
+	err = refused(l.Stop(ctx, force))
 	_ = l.Close() // done with it either way
-	var se *StatusError
-	if errors.As(err, &se) {
+	if isRefusal(err) {
 		return err
 	}
 	if err != nil {
@@ -400,9 +354,8 @@ func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Co
 	}
 	if err != nil {
 		_ = l.Close() // best effort; err already set
-		var se *StatusError
 		switch {
-		case errors.As(err, &se):
+		case isRefusal(err):
 		case id != "":
 			err = fmt.Errorf("%s session %q: %w", op, id, err)
 		default:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/agentd/agentproto"
+	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -419,7 +420,7 @@ func TestCloseUnblocksReadFake(t *testing.T) {
 	}
 }
 
-// TestAttachStatuses checks that each refusal becomes a *StatusError and
+// TestAttachStatuses checks that each refusal becomes a *agentlink.StatusError and
 // that not_found matches transport.ErrNoSession.
 func TestAttachStatuses(t *testing.T) {
 	for _, st := range []agentproto.Status{agentproto.StatusNotFound, agentproto.StatusForbidden, agentproto.StatusLimit, agentproto.StatusFailed} {
@@ -429,9 +430,9 @@ func TestAttachStatuses(t *testing.T) {
 				f.send(agentproto.AttachReply{Status: st, Message: "because"})
 			})
 			_, _, _, err := (&Client{Socket: fa.sock}).Attach(ctxT(t), "s9", 0)
-			var se *StatusError
+			var se *agentlink.StatusError
 			if !errors.As(err, &se) || se.Status != st {
-				t.Fatalf("Attach = %v, want a *StatusError with %s", err, st)
+				t.Fatalf("Attach = %v, want a *agentlink.StatusError with %s", err, st)
 			}
 			if got := errors.Is(err, transport.ErrNoSession); got != (st == agentproto.StatusNotFound) {
 				t.Errorf("errors.Is(%v, ErrNoSession) = %v", err, got)

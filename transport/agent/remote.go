@@ -533,9 +533,8 @@ func (r *Remote) Kill(ctx context.Context, id string) error {
 // (the channel to the agent broke) rather than by the agent's answer.
 func (r *Remote) retry(ctx context.Context, f func() error) error {
 	err := f()
-	var se *StatusError
 	var re *RemoteError
-	if err == nil || errors.As(err, &se) || errors.As(err, &re) || errors.Is(err, transport.ErrNoSession) ||
+	if err == nil || isRefusal(err) || errors.As(err, &re) || errors.Is(err, transport.ErrNoSession) ||
 		errors.Is(err, ErrAgentNotFound) || ctx.Err() != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func (c *Conn) ask(ctx context.Context, op string, m any) error {
 	case agentproto.StatusUnsupported:
 		return &unsupportedError{r.Message}
 	}
-	return &StatusError{Op: op, ID: c.id, Status: r.Status, Message: r.Message}
+	return refused(&agentlink.StatusError{Op: op, ID: c.id, Status: r.Status, Message: r.Message})
 }
 
 // Break sends a line BREAK of d (0: 0.25 s) on a serial session and
