@@ -98,13 +98,23 @@ func CheckDir(dir string) error { return privdir.Check(dir, What) }
 // as CheckDir does.
 func PrepareDir(dir string) error { return privdir.Ensure(dir, What) }
 
-// UnsafeSocketError reports a socket path that is not a socket of ours.
+// UnsafeSocketError reports an agent socket, or its directory, that is not
+// ours, so whatever listens there could be another user's (issue #14);
+// nothing was sent to it. On this machine Path names the socket and
+// Problem what is wrong with it. For an agent on a remote host, Host names
+// the host and Problem is what the host's ttymux-agent said of its own
+// socket or directory (transport/agent's Remote).
 type UnsafeSocketError struct {
-	Path    string
+	Host    string // the remote host; empty for this machine
+	Path    string // the socket on this machine
 	Problem string // "is owned by uid 1001", "is not a socket"
 }
 
 func (e *UnsafeSocketError) Error() string {
+	if e.Host != "" {
+		return "agent socket on " + e.Host + " is not safe to use: " + e.Problem +
+			" (the directory must be owned by the SSH user with mode 0700, the socket owned by the SSH user); another user may have made it, so nothing was sent there; remove it as its owner or root"
+	}
 	return "agent socket " + e.Path + " " + e.Problem + " (it must be a socket owned by uid " + strconv.Itoa(os.Geteuid()) + ")"
 }
 

@@ -31,7 +31,7 @@
 // checks the socket's directory and the socket in the probe exec and in the
 // bridge, and on every connection has the agent prove, with a Hello, that
 // it can read the per-install token only the SSH user can read
-// (*NotYoursError, *UnsafeSocketError otherwise; issue #14).
+// (*NotYoursError, *agentsock.UnsafeSocketError otherwise; issue #14).
 //
 // The package owns the connections it makes and the short-lived starter
 // process. It does not own the agent (which outlives every client), the

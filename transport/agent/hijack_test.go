@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/usertest"
 )
 
@@ -170,9 +171,9 @@ func (a *attacker) sessions(t *testing.T) []string {
 
 func assertUnsafe(t *testing.T, err error, dir string, atk *attacker) {
 	t.Helper()
-	var ue *UnsafeSocketError
+	var ue *agentsock.UnsafeSocketError
 	if !errors.As(err, &ue) {
-		t.Fatalf("err = %v, want an *UnsafeSocketError", err)
+		t.Fatalf("err = %v, want an *agentsock.UnsafeSocketError", err)
 	}
 	want := dir + " is owned by uid " + strconv.Itoa(atk.u.UID)
 	if !strings.Contains(err.Error(), want) {

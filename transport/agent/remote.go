@@ -211,21 +211,8 @@ func (e *NotYoursError) Error() string {
 		e.Socket + "` if it is an older agent of yours, or remove the socket's directory as its owner or root"
 }
 
-// UnsafeSocketError means the agent's socket directory or socket on a
-// remote host is not the SSH user's own, so whatever listens there could
-// be another user's (issue #14). Nothing was sent to it.
-type UnsafeSocketError struct {
-	Host    string
-	Problem string // "/tmp/ttymux-0 is owned by uid 1001, not 0", …
-}
-
-func (e *UnsafeSocketError) Error() string {
-	return "agent socket on " + e.Host + " is not safe to use: " + e.Problem +
-		" (the directory must be owned by the SSH user with mode 0700, the socket owned by the SSH user); another user may have made it, so nothing was sent there; remove it as its owner or root"
-}
-
 func (r *Remote) unsafeError(problem string) error {
-	return &UnsafeSocketError{Host: r.Host, Problem: problem}
+	return &agentsock.UnsafeSocketError{Host: r.Host, Problem: problem}
 }
 
 // prove sends a Hello naming the per-install token and a fresh nonce, and
