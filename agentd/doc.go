@@ -15,7 +15,8 @@
 // about SSH: those live in the ttymux server, so every transport behaves
 // the same, and this package stays small (it imports only the standard
 // library, golang.org/x/sys, internal/ptyproc, internal/ring,
-// internal/serialport and agentproto). The protocol and the files the agent places are described
+// internal/serialport, agentproto and the root of transport, for its
+// shared ExitError). The protocol and the files the agent places are described
 // in docs/agentd.md.
 //
 // Usage:

@@ -15,6 +15,7 @@ import (
 	"github.com/ttymux/ttymux/internal/ptyproc"
 	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/internal/serialport"
+	"github.com/ttymux/ttymux/transport"
 )
 
 const (
@@ -268,12 +269,12 @@ func (sess *session) end(rerr error) agentproto.Exit {
 // exitOf turns ptyproc's Wait result into an Exit message. Status is
 // 128+n for signal n, as shells report it in $?.
 func exitOf(err error) agentproto.Exit {
-	var ee *ptyproc.ExitError
+	var ee *transport.ExitError
 	switch {
 	case err == nil:
 		return agentproto.Exit{}
 	case errors.As(err, &ee):
-		return agentproto.Exit{Status: ee.Status, Signal: ee.Signal}
+		return agentproto.Exit{Status: ee.Status, Signal: string(ee.Signal)}
 	default:
 		// Waiting itself failed; 255 is what ssh(1) reports when the
 		// remote status is unknown.

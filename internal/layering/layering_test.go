@@ -91,8 +91,8 @@ func rule(from, to string) string {
 			return "fanout imports session/reduce only, never session"
 		}
 	case under(from, "agentd") || from == "cmd/ttymux-agent":
-		if !under(to, "agentd") && !under(to, "internal") {
-			return "the agent imports only its own packages and internal/* (no MCP, session or SSH client code: it is copied to hosts)"
+		if !under(to, "agentd") && !under(to, "internal") && to != "transport" {
+			return "the agent imports only its own packages, internal/* and transport's shared types (no MCP, session or SSH client code: it is copied to hosts)"
 		}
 		for _, no := range []string{"internal/gate", "internal/policy", "internal/audit", "internal/secretpage", "internal/console", "internal/agentbuild"} {
 			if under(to, no) {
@@ -102,6 +102,9 @@ func rule(from, to string) string {
 	case under(from, "internal") && !under(from, "internal/layering"):
 		if under(to, "cmd") || to == "session" {
 			return "internal packages are leaves: never cmd or session"
+		}
+		if under(to, "transport") && to != "transport" {
+			return "internal packages use transport's shared types, never a concrete transport"
 		}
 	}
 	if under(to, "cmd") {
@@ -132,10 +135,14 @@ func TestImportRules(t *testing.T) {
 }
 
 // TestAgentDeps: the agent binary, copied to every host, links no MCP,
-// SSH-client, emulator or TOML code.
+// SSH-client, emulator or TOML code, and of the module only agentd,
+// internal/* and transport's root (the shared types: ExitError, GapError).
 func TestAgentDeps(t *testing.T) {
 	ps := list(t, "-deps", "./cmd/ttymux-agent")
 	for _, p := range ps {
+		if r := rel(p.ImportPath); r != "" && !under(r, "agentd") && !under(r, "internal") && r != "transport" && r != "cmd/ttymux-agent" {
+			t.Errorf("the agent links %s: of the module only agentd, internal/* and transport's shared types", p.ImportPath)
+		}
 		for _, no := range []string{"github.com/modelcontextprotocol/", "golang.org/x/crypto/ssh", "github.com/pkg/sftp", "github.com/charmbracelet/", "github.com/BurntSushi/toml", "mvdan.cc/sh", module + "/session", module + "/transport/sshconn"} {
 			if strings.HasPrefix(p.ImportPath, no) {
 				t.Errorf("the agent links %s", p.ImportPath)
@@ -153,6 +160,8 @@ func TestRuleCatches(t *testing.T) {
 		{"session/verdict", "session"},
 		{"agentd", "transport/sshconn"},
 		{"agentd", "internal/policy"},
+		{"agentd", "transport/local"},
+		{"internal/ring", "transport/agent"},
 		{"transfer", "session"},
 		{"fanout", "session"},
 		{"internal/gate", "cmd/ttymux"},
@@ -167,6 +176,8 @@ func TestRuleCatches(t *testing.T) {
 		{"session", "transport"},
 		{"fanout", "session/reduce"},
 		{"agentd", "internal/ptyproc"},
+		{"agentd", "transport"},
+		{"internal/ptyproc", "transport"},
 		{"transport/agent", "transfer"},
 	} {
 		if why := rule(c[0], c[1]); why != "" {

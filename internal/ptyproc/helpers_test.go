@@ -12,6 +12,7 @@ import (
 	"github.com/ttymux/ttymux/internal/ptyproc"
 	"github.com/ttymux/ttymux/internal/ptytest"
 	"github.com/ttymux/ttymux/internal/testwait"
+	"github.com/ttymux/ttymux/transport"
 )
 
 // testTimeout bounds every wait; generous because -race on two cores is slow.
@@ -102,11 +103,11 @@ func waitErr(t *testing.T, p *ptyproc.Proc) error {
 	}
 }
 
-func exitError(t *testing.T, err error) *ptyproc.ExitError {
+func exitError(t *testing.T, err error) *transport.ExitError {
 	t.Helper()
-	var ee *ptyproc.ExitError
+	var ee *transport.ExitError
 	if !errors.As(err, &ee) {
-		t.Fatalf("Wait = %v (%T), want *ptyproc.ExitError", err, err)
+		t.Fatalf("Wait = %v (%T), want *transport.ExitError", err, err)
 	}
 	return ee
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 const (
@@ -55,24 +57,6 @@ type Spec struct {
 	// beyond its own process tree (confine.go). Proc.Confined says whether
 	// it took effect.
 	Confine bool
-}
-
-// ExitError reports that the child exited with a non-zero status or was
-// killed by a signal.
-type ExitError struct {
-	// Status is the exit status; for a signal it is 128+signal number, as
-	// shells report it in $?.
-	Status int
-	// Signal is the name of the signal that killed the child, without the
-	// "SIG" prefix ("KILL"), or empty.
-	Signal string
-}
-
-func (e *ExitError) Error() string {
-	if e.Signal != "" {
-		return "killed by signal " + e.Signal
-	}
-	return "exit status " + strconv.Itoa(e.Status)
 }
 
 // notFoundError reports a program name that is not in PATH. It unwraps to
@@ -259,11 +243,11 @@ func exitError(err error) error {
 	ws, ok := ee.Sys().(syscall.WaitStatus)
 	switch {
 	case !ok:
-		return &ExitError{Status: ee.ExitCode()}
+		return &transport.ExitError{Status: ee.ExitCode()}
 	case ws.Signaled():
-		return &ExitError{Status: 128 + int(ws.Signal()), Signal: SignalName(ws.Signal())}
+		return &transport.ExitError{Status: 128 + int(ws.Signal()), Signal: transport.Signal(SignalName(ws.Signal()))}
 	default:
-		return &ExitError{Status: ws.ExitStatus()}
+		return &transport.ExitError{Status: ws.ExitStatus()}
 	}
 }
 
@@ -394,7 +378,7 @@ func (p *Proc) Close() error {
 func (p *Proc) Confined() int { return p.confined }
 
 // Wait waits for the child to exit. It returns nil for exit status 0, an
-// *ExitError for a non-zero status or a signal, or another error if waiting
+// *transport.ExitError for a non-zero status or a signal, or another error if waiting
 // failed. Any number of goroutines may call it, any number of times; they
 // all get the same result.
 func (p *Proc) Wait() error {

@@ -70,7 +70,7 @@ func TestWaitStatus(t *testing.T) {
 				return
 			}
 			ee := exitError(t, err)
-			if ee.Status != tt.wantStatus || ee.Signal != tt.wantSignal {
+			if ee.Status != tt.wantStatus || string(ee.Signal) != tt.wantSignal {
 				t.Errorf("Wait = %+v, want status %d signal %q", *ee, tt.wantStatus, tt.wantSignal)
 			}
 			want := fmt.Sprintf("exit status %d", tt.wantStatus)

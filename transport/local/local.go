@@ -144,14 +144,7 @@ func (c *Conn) Close() error { return c.p.Close() }
 // Wait blocks until the child has exited. It returns nil for exit status 0
 // and a *transport.ExitError for a non-zero status or a signal. Any number
 // of goroutines may call it.
-func (c *Conn) Wait() error {
-	err := c.p.Wait()
-	var ee *ptyproc.ExitError
-	if errors.As(err, &ee) {
-		return &transport.ExitError{Status: ee.Status, Signal: transport.Signal(ee.Signal)}
-	}
-	return err
-}
+func (c *Conn) Wait() error { return c.p.Wait() }
 
 // Pid returns the child's process id.
 func (c *Conn) Pid() int { return c.p.Pid() }
