@@ -68,11 +68,24 @@ type Resume struct {
 // ErrNoSession is wrapped by a Keeper's errors for an unknown session id.
 var ErrNoSession = errors.New("no such session")
 
-// GapError is returned by a KeptConn's Read (with n == 0) when output between
-// From and To was lost before this client read it (the client fell too far
-// behind). The next Read continues at To.
-type GapError struct{ From, To int64 }
+// GapError reports output between offsets From and To that was lost
+// before it was read: a KeptConn's Read returns it (with n == 0) when this
+// client fell too far behind the keeper, and the next Read continues at To;
+// internal/ring's ReadAt returns it for offsets that have left the ring.
+type GapError struct {
+	From, To int64 // the bytes lost: offsets From up to To
+	// End is one past the newest byte the log held, when the log said
+	// (a ring's ReadAt); 0 when it did not (a keeper's Gap).
+	End int64
+}
+
+// Lost returns how many bytes are gone.
+func (e *GapError) Lost() int64 { return e.To - e.From }
 
 func (e *GapError) Error() string {
-	return fmt.Sprintf("output from offset %d to %d was lost (%d bytes)", e.From, e.To, e.To-e.From)
+	if e.End == 0 {
+		return fmt.Sprintf("output from offset %d to %d was lost (%d bytes)", e.From, e.To, e.Lost())
+	}
+	return fmt.Sprintf("output from offset %d to %d is gone (ring holds %d..%d): %d bytes lost; continue from offset %d",
+		e.From, e.To, e.To, e.End, e.Lost(), e.To)
 }

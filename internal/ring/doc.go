@@ -4,7 +4,7 @@
 // repeat or skip, so a reader can say "resume from N" across reconnects.
 //
 // A [Ring] holds the most recent Size() bytes. Older bytes are dropped, and a
-// read that asks for them gets a [*GapError] (or, from [Ring.AppendRange], a
+// read that asks for them gets a [*transport.GapError] (or, from [Ring.AppendRange], a
 // count of missing bytes) rather than silently different data, so callers can
 // mark the gap. A [LineIndex] fed the same bytes maps 1-based line numbers to
 // offsets ("lines 1001–2000 of this session") using a checkpoint every few

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ttymux/ttymux/internal/ring"
+	"github.com/ttymux/ttymux/transport"
 )
 
 // A reader resumes from the offset it reached last time and learns exactly
@@ -18,7 +19,7 @@ func ExampleRing() {
 	}
 
 	_, err := r.ReadAt(make([]byte, 64), 0)
-	var gap *ring.GapError
+	var gap *transport.GapError
 	if errors.As(err, &gap) {
 		fmt.Println(err)
 	}

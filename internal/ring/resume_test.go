@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 // checkRingAt is checkRing for a ring that can hold nothing below base: the
@@ -39,7 +41,7 @@ func checkRingAt(t testing.TB, r *Ring, stream []byte, base int64, exhaustive bo
 		n := max(to-from, 0)
 		p := make([]byte, n)
 		got, err := r.ReadAt(p, from)
-		var gap *GapError
+		var gap *transport.GapError
 		switch {
 		case from < 0:
 			if got != 0 || !errors.Is(err, ErrNegativeOffset) {
@@ -49,7 +51,7 @@ func checkRingAt(t testing.TB, r *Ring, stream []byte, base int64, exhaustive bo
 			if got != 0 || !errors.As(err, &gap) {
 				t.Fatalf("ReadAt(%d) with ring %d..%d = %d, %v; want 0, *GapError", from, start, end, got, err)
 			}
-			if want := (GapError{Requested: from, Start: start, End: end}); *gap != want || gap.Lost() != start-from {
+			if want := (transport.GapError{From: from, To: start, End: end}); *gap != want || gap.Lost() != start-from {
 				t.Fatalf("ReadAt(%d) gap = %+v, Lost %d; want %+v, Lost %d", from, *gap, gap.Lost(), want, start-from)
 			}
 		case from >= end:
@@ -268,7 +270,7 @@ func TestNewAt(t *testing.T) {
 			}
 			if tt.off > 0 {
 				_, err := r.ReadAt(make([]byte, 4), 0)
-				var gap *GapError
+				var gap *transport.GapError
 				if !errors.As(err, &gap) || gap.Lost() != tt.start {
 					t.Errorf("ReadAt(0) = %v, want a *GapError with Lost() %d", err, tt.start)
 				}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"runtime"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 // DefaultSize is the capacity New uses when asked for size <= 0: 8 MiB, about
@@ -77,7 +79,7 @@ func New(size int) *Ring {
 //
 // The bytes below off count as gone, not as never written: they existed, this
 // ring just never had them. ReadAt at an offset 0 <= o < Start() returns a
-// *GapError whose Lost() counts them, and AppendRange counts them in gone,
+// *transport.GapError whose Lost() counts them, and AppendRange counts them in gone,
 // exactly as for bytes the ring dropped itself. NewAt panics if off < 0.
 func NewAt(size int, off int64) *Ring {
 	if size <= 0 {
@@ -109,7 +111,7 @@ func (r *Ring) End() int64 { return r.end }
 // Skip(To-From) with End() == From). End() advances by n without data, and
 // everything the ring held is dropped as well, since a ring holds one
 // contiguous run of offsets: Start() == End() afterwards, and reads below the
-// new End() return a *GapError. Read what is needed before skipping. Writes
+// new End() return a *transport.GapError. Read what is needed before skipping. Writes
 // continue at the new End().
 //
 // Skip(0) does nothing. Skip panics if n < 0, since offsets never go back.
@@ -221,7 +223,7 @@ func (r *Ring) segments(from, to int64) (a, b []byte) {
 }
 
 // ReadAt copies held bytes starting at absolute offset off into p. If off <
-// Start() the bytes are gone: ReadAt returns 0 and a *GapError. If off >=
+// Start() the bytes are gone: ReadAt returns 0 and a *transport.GapError. If off >=
 // End() there is nothing yet: it returns 0 and io.EOF. Otherwise it copies
 // min(len(p), End()-off) bytes and returns a nil error even when that is less
 // than len(p); unlike io.ReaderAt, a short read here only means "no more
@@ -232,7 +234,7 @@ func (r *Ring) ReadAt(p []byte, off int64) (int, error) {
 	case off < 0:
 		return 0, fmt.Errorf("read output at offset %d: %w", off, ErrNegativeOffset)
 	case off < r.Start():
-		return 0, &GapError{Requested: off, Start: r.Start(), End: r.end}
+		return 0, &transport.GapError{From: off, To: r.Start(), End: r.end}
 	case off >= r.end:
 		return 0, io.EOF
 	}
@@ -264,21 +266,4 @@ func (r *Ring) AppendRange(dst []byte, from, to int64) (out []byte, gone int64) 
 	dst = append(dst, b...)
 	runtime.KeepAlive(r)
 	return dst, gone
-}
-
-// GapError reports that output at offset Requested has already been dropped
-// from the ring. The oldest output still held starts at Start and the newest
-// ends before End.
-type GapError struct {
-	Requested int64 // first offset asked for
-	Start     int64 // oldest offset still held
-	End       int64 // offset one past the newest byte
-}
-
-// Lost returns how many bytes between Requested and Start are gone.
-func (e *GapError) Lost() int64 { return e.Start - e.Requested }
-
-func (e *GapError) Error() string {
-	return fmt.Sprintf("output from offset %d to %d is gone (ring holds %d..%d): %d bytes lost; continue from offset %d",
-		e.Requested, e.Start, e.Start, e.End, e.Lost(), e.Start)
 }

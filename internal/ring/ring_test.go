@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 // pattern returns n bytes whose values repeat only every 251 bytes, so a byte
@@ -49,11 +51,11 @@ func checkReadAt(t testing.TB, r *Ring, stream []byte, off int64, n int) {
 			t.Fatalf("ReadAt(%d) = %d, %v; want 0, ErrNegativeOffset", off, got, err)
 		}
 	case off < start:
-		var gap *GapError
+		var gap *transport.GapError
 		if got != 0 || !errors.As(err, &gap) {
 			t.Fatalf("ReadAt(%d) = %d, %v; want 0, *GapError", off, got, err)
 		}
-		if want := (GapError{Requested: off, Start: start, End: end}); *gap != want {
+		if want := (transport.GapError{From: off, To: start, End: end}); *gap != want {
 			t.Fatalf("ReadAt(%d) gap = %+v, want %+v", off, *gap, want)
 		}
 		if gap.Lost() != start-off {
@@ -263,7 +265,7 @@ func TestGapError(t *testing.T) {
 			r := New(tt.size)
 			r.Write(pattern(tt.write))
 			_, err := r.ReadAt(make([]byte, 10), tt.off)
-			var gap *GapError
+			var gap *transport.GapError
 			if !errors.As(err, &gap) {
 				t.Fatalf("ReadAt(%d) error = %v, want *GapError", tt.off, err)
 			}
@@ -332,17 +334,17 @@ func TestRingSeqStream(t *testing.T) {
 			catchUp := func() {
 				for {
 					m, err := r.ReadAt(buf, follow)
-					var gap *GapError
+					var gap *transport.GapError
 					switch {
 					case errors.As(err, &gap):
-						if gap.Requested != follow || gap.Start != r.Start() {
+						if gap.From != follow || gap.To != r.Start() {
 							t.Fatalf("gap %+v for a read at %d, ring starts at %d", *gap, follow, r.Start())
 						}
-						for i := follow; i < gap.Start; i++ {
+						for i := follow; i < gap.To; i++ {
 							cover[i]++
 						}
 						lost += gap.Lost()
-						follow = gap.Start
+						follow = gap.To
 					case err == io.EOF:
 						return
 					case err != nil || m == 0:
