@@ -35,21 +35,39 @@ const attachTail = 64 << 10
 // humanTimeout bounds talking to the agent before the terminal is taken over.
 const humanTimeout = 5 * time.Second
 
-// cmdLs implements "ttymux ls": it prints the local agent's sessions. It
-// never starts an agent.
-func cmdLs(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+// agentFlags starts the flags of a command that talks to the local agent
+// (ls, attach, web): --socket, and a usage of the text usage followed by
+// the flags' defaults, printed to stderr.
+func agentFlags(name, usage string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	socket := fs.String("socket", "", "the agent's socket (default: the per-user socket)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: ttymux ls [--socket PATH]\n\nList the sessions the local ttymux agent holds.\n\n")
+		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
 	}
+	return fs, socket
+}
+
+// parseArgs parses args into fs and wants exactly n arguments after the
+// flags; false means the command exits 2 (the flag package, or the usage
+// printed here, has said why).
+func parseArgs(fs *flag.FlagSet, args []string, n int) bool {
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return false
 	}
-	if fs.NArg() != 0 {
+	if fs.NArg() != n {
 		fs.Usage()
+		return false
+	}
+	return true
+}
+
+// cmdLs implements "ttymux ls": it prints the local agent's sessions. It
+// never starts an agent.
+func cmdLs(args []string, stdout, stderr io.Writer) int {
+	fs, socket := agentFlags("ls", "usage: ttymux ls [--socket PATH]\n\nList the sessions the local ttymux agent holds.\n\n", stderr)
+	if !parseArgs(fs, args, 0) {
 		return 2
 	}
 	c := &agent.Client{Socket: *socket}
@@ -141,19 +159,9 @@ a detach and the session's own exit status when it ends while attached.
 
 // cmdAttach implements "ttymux attach ID". It never starts an agent.
 func cmdAttach(args []string, stdin *os.File, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	socket := fs.String("socket", "", "the agent's socket (default: the per-user socket)")
+	fs, socket := agentFlags("attach", attachUsage, stderr)
 	raw := fs.Bool("raw", false, "pass everything the session sends to this terminal, clipboard writes and terminal queries included")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), attachUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+	if !parseArgs(fs, args, 1) {
 		return 2
 	}
 	id := fs.Arg(0)

@@ -452,3 +452,34 @@ func TestAttachAltScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentCommandUsage: ls, attach and web share their flag handling
+// (agentFlags, parseArgs): a stray argument, a missing one or an unknown
+// flag exits 2 with the command's usage and its --socket flag.
+func TestAgentCommandUsage(t *testing.T) {
+	cmds := map[string]func(args []string, stderr io.Writer) int{
+		"ls":     func(args []string, stderr io.Writer) int { return cmdLs(args, io.Discard, stderr) },
+		"attach": func(args []string, stderr io.Writer) int { return cmdAttach(args, os.Stdin, io.Discard, stderr) },
+		"web":    func(args []string, stderr io.Writer) int { return cmdWeb(args, io.Discard, stderr) },
+	}
+	tests := []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"ls", []string{"extra"}, "usage: ttymux ls"},
+		{"ls", []string{"--nope"}, "flag provided but not defined: -nope"},
+		{"attach", nil, "usage: ttymux attach"},
+		{"attach", []string{"s1", "s2"}, "usage: ttymux attach"},
+		{"web", []string{"extra"}, "usage: ttymux web"},
+		{"web", []string{"--nope"}, "flag provided but not defined: -nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			var errb bytes.Buffer
+			if code := cmds[tt.cmd](tt.args, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) || !strings.Contains(errb.String(), "-socket") {
+				t.Errorf("%s %q = %d, stderr %q; want 2, %q and the -socket flag", tt.cmd, tt.args, code, errb.String(), tt.want)
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -36,19 +35,9 @@ func (a agentSource) AttachTail(ctx context.Context, id string, tail int64) (con
 // cmdWeb implements "ttymux web": the console on a loopback address until
 // interrupted. The URL, with its one token, is the first line it prints.
 func cmdWeb(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("web", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "the address to serve on (a loopback address; port 0 picks a free one)")
-	socket := fs.String("socket", "", "the agent's socket (default: the per-user socket)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over.\nThe first line printed is the URL to open (it carries the access token).\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 0 {
-		fs.Usage()
+	if !parseArgs(fs, args, 0) {
 		return 2
 	}
 	host, _, err := net.SplitHostPort(*listen)

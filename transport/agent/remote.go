@@ -226,15 +226,8 @@ func (r *Remote) prove(ctx context.Context, l *link, p probe) error {
 	}
 	nonce := make([]byte, 32)
 	_, _ = rand.Read(nonce)
-	var m any
-	err := l.Guard(ctx, func() error {
-		var err error
-		t, b := agentproto.Marshal(agentproto.Hello{TokenPath: p.tokenPath, Nonce: nonce})
-		if err = l.Send(t, b); err == nil {
-			m, err = l.Reply(agentproto.TypeHelloReply)
-		}
-		return err
-	})
+	t, b := agentproto.Marshal(agentproto.Hello{TokenPath: p.tokenPath, Nonce: nonce})
+	m, err := l.Call(ctx, t, b, agentproto.TypeHelloReply)
 	if err != nil {
 		return err
 	}
