@@ -22,8 +22,8 @@
 // the package never calls Fd on the master. (As of Go 1.26, Fd on a File that
 // os.NewFile made from an already non-blocking descriptor leaves it
 // non-blocking, while Fd on one from os.OpenFile does not; the package does
-// not depend on that detail.) TestCloseUnblocksRead and TestEOFWithBackgroundGrandchild fail
-// with a blocking master.
+// not depend on that detail.) TestConformance/CloseUnblocksRead and
+// TestEOFWithBackgroundGrandchild fail with a blocking master.
 //
 // # End of stream
 //

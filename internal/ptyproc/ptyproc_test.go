@@ -98,63 +98,6 @@ func TestWaitInteractiveExit(t *testing.T) {
 	}
 }
 
-// TestCloseUnblocksRead pins the rule that the master must be non-blocking
-// (STYLE.md section 5; creack/pty issues 88 and 114): with a blocking master a
-// pending Read survives Close and this test times out.
-func TestCloseUnblocksRead(t *testing.T) {
-	t.Parallel()
-	p := start(t, scriptSpec(t, "echo ready; exec sleep 100"))
-	ready := make(chan struct{})
-	readErr := make(chan error, 1)
-	go func() {
-		var seen []byte
-		signalled := false
-		buf := make([]byte, 256)
-		for {
-			n, err := p.Read(buf)
-			seen = append(seen, buf[:n]...)
-			if !signalled && strings.Contains(string(seen), "ready") {
-				close(ready)
-				signalled = true
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(testTimeout):
-		t.Fatal("child never printed ready")
-	}
-	// The reader is now in (or about to enter) a Read that only Close ends:
-	// sleep prints nothing and does not exit.
-	closed := make(chan error, 1)
-	go func() { closed <- p.Close() }()
-	select {
-	case err := <-readErr:
-		if !errors.Is(err, os.ErrClosed) {
-			t.Errorf("Read after Close = %v, want os.ErrClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not unblock a pending Read within 5s")
-	}
-	if err := <-closed; err != nil {
-		t.Errorf("Close = %v", err)
-	}
-	// The hangup killed sleep, the session leader.
-	if ee := exitError(t, waitErr(t, p)); ee.Signal != "HUP" {
-		t.Errorf("Wait = %+v, want killed by HUP", *ee)
-	}
-	if _, err := p.Read(make([]byte, 1)); !errors.Is(err, os.ErrClosed) {
-		t.Errorf("Read after Close = %v, want os.ErrClosed", err)
-	}
-	if _, err := p.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
-		t.Errorf("Write after Close = %v, want os.ErrClosed", err)
-	}
-}
-
 func TestCloseUnblocksWrite(t *testing.T) {
 	t.Parallel()
 	// The child never reads, so the terminal's input queue fills up and

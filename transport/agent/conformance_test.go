@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"net"
 	"testing"
 
 	"github.com/ttymux/ttymux/agentd"
@@ -11,7 +12,7 @@ import (
 
 // TestConformance runs the transport.Conn suite on an agent session running
 // cat. Closing an agent Conn detaches (the session keeps running), so Read
-// then ends with ErrDetached.
+// then ends with ErrDetached (and net.ErrClosed), and so does Wait.
 func TestConformance(t *testing.T) {
 	td := startDaemon(t, agentd.Options{})
 	c := td.client()
@@ -22,5 +23,8 @@ func TestConformance(t *testing.T) {
 		}
 		t.Cleanup(func() { c.Kill(ctxT(t), ks.ID) })
 		return kc
-	}, transporttest.Options{Closed: func(err error) bool { return errors.Is(err, ErrDetached) }})
+	}, transporttest.Options{
+		Closed: func(err error) bool { return errors.Is(err, ErrDetached) && errors.Is(err, net.ErrClosed) },
+		Waited: func(err error) bool { return errors.Is(err, ErrDetached) },
+	})
 }

@@ -384,42 +384,6 @@ func TestConnLinkLost(t *testing.T) {
 	}
 }
 
-// TestCloseUnblocksReadFake checks that Close ends a Read blocked on a
-// silent agent, with ErrDetached, and that Wait then returns too.
-func TestCloseUnblocksReadFake(t *testing.T) {
-	release := make(chan struct{})
-	fa := startFake(t, func(f *fakeLink) {
-		f.attachOK(0)
-		<-release
-	})
-	defer close(release)
-	kc, _, _, err := (&Client{Socket: fa.sock}).Attach(ctxT(t), "s1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	errc := make(chan error, 1)
-	go func() {
-		_, err := kc.Read(make([]byte, 10))
-		errc <- err
-	}()
-	// The Read is either blocked already or about to be: either way Close
-	// must end it.
-	if err := kc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-errc:
-		if !errors.Is(err, ErrDetached) || !errors.Is(err, net.ErrClosed) {
-			t.Errorf("Read after Close = %v, want ErrDetached and net.ErrClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not unblock Read")
-	}
-	if err := kc.Wait(); !errors.Is(err, ErrDetached) {
-		t.Errorf("Wait() = %v, want ErrDetached", err)
-	}
-}
-
 // TestAttachStatuses checks that each refusal becomes a *agentlink.StatusError and
 // that not_found matches transport.ErrNoSession.
 func TestAttachStatuses(t *testing.T) {

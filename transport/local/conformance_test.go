@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/ttymux/ttymux/transport"
@@ -8,8 +9,15 @@ import (
 )
 
 // TestConformance runs the transport.Conn suite on a PTY running cat.
+// Close hangs the terminal up, so Wait then reports cat killed by SIGHUP.
 func TestConformance(t *testing.T) {
 	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
 		return open(t, transport.Target{Command: "cat", Term: "dumb"})
-	}, transporttest.Options{})
+	}, transporttest.Options{Waited: hungUp})
+}
+
+// hungUp reports whether err is the exit of a program killed by SIGHUP.
+func hungUp(err error) bool {
+	var ee *transport.ExitError
+	return errors.As(err, &ee) && ee.Signal == "HUP"
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // TestConformance runs the transport.Conn suite on a port whose device
-// loops back what it receives (a PTY pair, the device's end echoing).
+// loops back what it receives (a PTY pair, the device's end echoing). A
+// closed port's Wait returns nil, and no goroutine outlives its Conn.
 func TestConformance(t *testing.T) {
+	checkGoroutines(t)
 	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
 		d := newDevice(t)
 		go func() {
@@ -28,5 +30,5 @@ func TestConformance(t *testing.T) {
 			}
 		}()
 		return open(t, &serial.Opener{}, d.Port, transport.SerialParams{})
-	}, transporttest.Options{})
+	}, transporttest.Options{Waited: func(err error) bool { return err == nil }})
 }

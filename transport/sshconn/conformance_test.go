@@ -9,7 +9,10 @@ import (
 )
 
 // TestConformance runs the transport.Conn suite on cat in a pty over a real
-// sshd, every Conn on the one pooled connection.
+// sshd, every Conn on the one pooled connection. Once closed, Read and
+// Write fail with os.ErrClosed; what Wait returns depends on whether sshd's
+// exit status beat Close (TestCloseUnblocks pins os.ErrClosed where Close
+// comes first).
 func TestConformance(t *testing.T) {
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))

@@ -21,6 +21,10 @@ type Options struct {
 	// Closed reports whether err is what Read and Write return once the
 	// Conn is closed; nil means errors.Is(err, os.ErrClosed).
 	Closed func(err error) bool
+	// Waited reports whether err is what Wait returns once the Conn is
+	// closed (nil for a port, the hangup's exit for a PTY, the closed
+	// error for a link); nil accepts any answer: Wait must only return.
+	Waited func(err error) bool
 	// Bound bounds each wait (default 20 s; a busy machine under -race).
 	Bound time.Duration
 }
@@ -34,6 +38,9 @@ type Open func(t *testing.T) transport.Conn
 func TestConn(t *testing.T, open Open, o Options) {
 	if o.Closed == nil {
 		o.Closed = func(err error) bool { return errors.Is(err, os.ErrClosed) }
+	}
+	if o.Waited == nil {
+		o.Waited = func(error) bool { return true }
 	}
 	if o.Bound == 0 {
 		o.Bound = 20 * time.Second
@@ -168,19 +175,29 @@ func testCloseUnblocksRead(t *testing.T, open Open, o Options) {
 	}
 }
 
-// testAfterClose: Close is idempotent, Wait returns, Read and Write fail.
+// testAfterClose: Close may run concurrently and again, Wait returns what
+// the transport says, Read and Write fail with the closed error.
 func testAfterClose(t *testing.T, open Open, o Options) {
 	c := open(t)
-	within(t, "Close", o.Bound, func() { c.Close() })
+	within(t, "Close", o.Bound, func() {
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() { c.Close() })
+		}
+		wg.Wait()
+	})
 	within(t, "a second Close", o.Bound, func() { c.Close() })
-	within(t, "Wait after Close", o.Bound, func() { c.Wait() })
-	if _, err := c.Write([]byte("x")); err == nil {
-		t.Error("Write after Close succeeded")
-	}
 	var err error
+	within(t, "Wait after Close", o.Bound, func() { err = c.Wait() })
+	if !o.Waited(err) {
+		t.Errorf("Wait after Close = %v, not what this transport returns", err)
+	}
+	if _, err := c.Write([]byte("x")); err == nil || !o.Closed(err) {
+		t.Errorf("Write after Close = %v, want the closed error", err)
+	}
 	within(t, "Read after Close", o.Bound, func() { _, err = c.Read(make([]byte, 16)) })
-	if err == nil {
-		t.Error("Read after Close succeeded")
+	if err == nil || !o.Closed(err) {
+		t.Errorf("Read after Close = %v, want the closed error", err)
 	}
 }
 
