@@ -56,26 +56,7 @@ func fishSteps(t *testing.T, s *session.Session) {
 	if r.Output != "yes\nhi-from-config" || exitCode(r) != "1" || r.Via != session.ViaExitCode {
 		t.Fatalf("output %q exit %s via %q", r.Output, exitCode(r), r.Via)
 	}
-	t0 := time.Now()
-	r = send(t, s, session.SendRequest{Text: "sleep 1; echo slept"})
-	if el := time.Since(t0); r.Output != "slept" || exitCode(r) != "0" || r.Via != session.ViaExitCode || el < time.Second {
-		t.Fatalf("sleep: output %q exit %s via %q after %v", r.Output, exitCode(r), r.Via, el)
-	}
-	r = send(t, s, session.SendRequest{Text: "cd /tmp; pwd"})
-	if r.Output != "/tmp" || exitCode(r) != "0" {
-		t.Fatalf("cd: output %q exit %s", r.Output, exitCode(r))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if cwd, err := s.Cwd(ctx); err != nil || cwd != "/tmp" {
-		t.Errorf("Cwd = %q, %v after cd /tmp, want /tmp (OSC 7 from the hook)", cwd, err)
-	}
-	for i := range 5 {
-		r = send(t, s, session.SendRequest{Text: "echo n" + strings.Repeat("x", i) + "; sh -c 'exit 4'"})
-		if r.Output != "n"+strings.Repeat("x", i) || exitCode(r) != "4" || r.Via != session.ViaExitCode {
-			t.Fatalf("command %d: output %q exit %s via %q", i, r.Output, exitCode(r), r.Via)
-		}
-	}
+	hookedSteps(t, s, hooked{cd: "cd /tmp; pwd", cwdFrom: "OSC 7 from the hook", fail: "sh -c 'exit 4'", code: "4"})
 	// mark: true with the hook still answers, and writes fish syntax.
 	r = send(t, s, session.SendRequest{Text: "false", Mark: true})
 	if !r.Complete || exitCode(r) != "1" || r.Output != "" {
@@ -126,12 +107,7 @@ func TestRemoteBootstrapFish(t *testing.T) {
 	shell := lookShell(t, []string{"fish"})[0]
 	tmp := t.TempDir()
 	var log syncBuffer
-	m := session.NewManager(session.Options{
-		Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: shell})},
-		StateDir: t.TempDir(),
-		Logger:   slog.New(slog.NewTextHandler(&log, nil)),
-	})
-	t.Cleanup(m.CloseAll)
+	m := sshdLikeManager(t, shell, session.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{

@@ -38,6 +38,43 @@ func lookShell(t *testing.T, argv []string) []string {
 	return append([]string{p}, argv[1:]...)
 }
 
+// hooked is how one shell says what hookedSteps types.
+type hooked struct {
+	cd      string // cd /tmp, then pwd
+	cwdFrom string // what reports the working directory
+	fail    string // a command that fails with exit code code
+	code    string
+}
+
+// hookedSteps checks what every shell with ttymux's hook gives, whatever
+// its syntax: a command that takes a second is waited for and ends by its
+// exit code, cd moves the working directory the hook reports, and each of
+// five commands in a row gets its own output and exit code.
+func hookedSteps(t *testing.T, s *session.Session, h hooked) {
+	t.Helper()
+	t0 := time.Now()
+	r := send(t, s, session.SendRequest{Text: "sleep 1; echo slept"})
+	if el := time.Since(t0); r.Output != "slept" || exitCode(r) != "0" || r.Via != session.ViaExitCode || el < time.Second {
+		t.Fatalf("sleep: output %q exit %s via %q after %v", r.Output, exitCode(r), r.Via, el)
+	}
+	r = send(t, s, session.SendRequest{Text: h.cd})
+	if r.Output != "/tmp" || exitCode(r) != "0" {
+		t.Fatalf("cd: output %q exit %s", r.Output, exitCode(r))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if cwd, err := s.Cwd(ctx); err != nil || cwd != "/tmp" {
+		t.Errorf("Cwd = %q, %v after cd /tmp, want /tmp (%s)", cwd, err, h.cwdFrom)
+	}
+	for i := range 5 {
+		want := strings.Repeat("x", i+1)
+		r = send(t, s, session.SendRequest{Text: "echo " + want + "; " + h.fail})
+		if r.Output != want || exitCode(r) != h.code || r.Via != session.ViaExitCode {
+			t.Fatalf("command %d: output %q exit %s via %q", i, r.Output, exitCode(r), r.Via)
+		}
+	}
+}
+
 // TestPOSIXShellHook: BusyBox ash, dash and mksh get exact exit codes
 // without mark (issue #30). They have no hook that runs around a command,
 // but read $ENV and expand $? in PS1 at every prompt: ttymux's ENV file
@@ -76,28 +113,10 @@ func TestPOSIXShellHook(t *testing.T) {
 			if r.Output != "yes" || exitCode(r) != "3" || r.Via != session.ViaExitCode {
 				t.Fatalf("output %q exit %s via %q", r.Output, exitCode(r), r.Via)
 			}
-			t0 := time.Now()
-			r = send(t, s, session.SendRequest{Text: "sleep 1; echo slept"})
-			if el := time.Since(t0); r.Output != "slept" || exitCode(r) != "0" || r.Via != session.ViaExitCode || el < time.Second {
-				t.Fatalf("sleep: output %q exit %s via %q after %v", r.Output, exitCode(r), r.Via, el)
-			}
-			r = send(t, s, session.SendRequest{Text: "cd /tmp && pwd"})
-			if r.Output != "/tmp" || exitCode(r) != "0" {
-				t.Fatalf("cd: output %q exit %s", r.Output, exitCode(r))
-			}
-			if cwd, err := s.Cwd(ctx); err != nil || cwd != "/tmp" {
-				t.Errorf("Cwd = %q, %v after cd /tmp, want /tmp (OSC 7 from PS1)", cwd, err)
-			}
-			for i := range 5 {
-				want := strings.Repeat("x", i+1)
-				r = send(t, s, session.SendRequest{Text: "echo " + want + "; false"})
-				if r.Output != want || exitCode(r) != "1" || r.Via != session.ViaExitCode {
-					t.Fatalf("command %d: output %q exit %s via %q", i, r.Output, exitCode(r), r.Via)
-				}
-			}
+			hookedSteps(t, s, hooked{cd: "cd /tmp && pwd", cwdFrom: "OSC 7 from PS1", fail: "false", code: "1"})
 			// until while the command runs: the anchor comes from the echo,
 			// not from a C mark that never comes.
-			t0 = time.Now()
+			t0 := time.Now()
 			r = send(t, s, session.SendRequest{Text: "echo started; sleep 3; echo ended", Until: "started"})
 			if r.Via != session.ViaUntil || time.Since(t0) > 2500*time.Millisecond {
 				t.Fatalf("until: via %q after %v, output %q", r.Via, time.Since(t0), r.Output)

@@ -73,12 +73,7 @@ func TestRemoteBootstrapPOSIX(t *testing.T) {
 			os.WriteFile(filepath.Join(home, ".profile"), []byte("export FROM_PROFILE=yes\nexport ENV="+shinit+"\nexport PS1='router# '\n"), 0o600)
 			os.WriteFile(shinit, []byte("FROM_SHINIT=yes\n"), 0o600)
 			var log syncBuffer
-			m := session.NewManager(session.Options{
-				Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: shell})},
-				StateDir: t.TempDir(),
-				Logger:   slog.New(slog.NewTextHandler(&log, nil)),
-			})
-			t.Cleanup(m.CloseAll)
+			m := sshdLikeManager(t, shell, session.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
@@ -113,12 +108,7 @@ func TestRemoteBootstrapNoHook(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, ".profile"), []byte("PS1='$ '\n"), 0o600)
 	var log syncBuffer
-	m := session.NewManager(session.Options{
-		Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: shell})},
-		StateDir: t.TempDir(),
-		Logger:   slog.New(slog.NewTextHandler(&log, nil)),
-	})
-	t.Cleanup(m.CloseAll)
+	m := sshdLikeManager(t, shell, session.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
@@ -165,12 +155,7 @@ func TestRemoteNoHookKeptAndAttached(t *testing.T) {
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, ".profile"), []byte("PS1='$ '\n"), 0o600)
 	k := startAgent(t)
-	m := session.NewManager(session.Options{
-		Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: shell})},
-		StateDir: t.TempDir(),
-		Remote:   func(context.Context, transport.Target) (transport.Keeper, error) { return k, nil },
-	})
-	t.Cleanup(m.CloseAll)
+	m := sshdLikeManager(t, shell, session.Options{Remote: func(context.Context, transport.Target) (transport.Keeper, error) { return k, nil }})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Persistent: true, Target: transport.Target{

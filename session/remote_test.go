@@ -29,6 +29,18 @@ func (o sshdLike) Open(ctx context.Context, t transport.Target) (transport.Conn,
 	return (&local.Opener{}).Open(ctx, lt)
 }
 
+// sshdLikeManager is a Manager whose ssh kind runs shell the way sshd runs
+// a login shell (sshdLike), in a state directory of the test's; o brings
+// the rest (a logger, a keeper, a ready timeout).
+func sshdLikeManager(t *testing.T, shell string, o session.Options) *session.Manager {
+	t.Helper()
+	o.Kinds = []session.Kind{session.SSHKind(sshdLike{shell: shell})}
+	o.StateDir = t.TempDir()
+	m := session.NewManager(o)
+	t.Cleanup(m.CloseAll)
+	return m
+}
+
 func TestRemoteBootstrap(t *testing.T) {
 	for _, shell := range []string{"bash", "zsh"} {
 		t.Run(shell, func(t *testing.T) {
@@ -44,11 +56,7 @@ func TestRemoteBootstrap(t *testing.T) {
 			// A login shell reads these; the hook must load after them.
 			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("export FROM_PROFILE=bash\nPS1='$ '\n"), 0o600)
 			os.WriteFile(filepath.Join(home, ".zprofile"), []byte("export FROM_PROFILE=zsh\nPROMPT='%% '\n"), 0o600)
-			m := session.NewManager(session.Options{
-				Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: path})},
-				StateDir: t.TempDir(),
-			})
-			t.Cleanup(m.CloseAll)
+			m := sshdLikeManager(t, path, session.Options{})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
@@ -95,11 +103,7 @@ func TestRemoteBootstrapTakenTmpDir(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			m := session.NewManager(session.Options{
-				Kinds:    []session.Kind{session.SSHKind(sshdLike{shell: bash})},
-				StateDir: t.TempDir(),
-			})
-			t.Cleanup(m.CloseAll)
+			m := sshdLikeManager(t, bash, session.Options{})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
@@ -166,12 +170,7 @@ func TestRemoteHookNoteIsTruthful(t *testing.T) {
 			}
 			home := t.TempDir()
 			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte(tt.profile), 0o600)
-			m := session.NewManager(session.Options{
-				Kinds:        []session.Kind{session.SSHKind(sshdLike{shell: path})},
-				StateDir:     t.TempDir(),
-				ReadyTimeout: time.Minute,
-			})
-			t.Cleanup(m.CloseAll)
+			m := sshdLikeManager(t, path, session.Options{ReadyTimeout: time.Minute})
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
