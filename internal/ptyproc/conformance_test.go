@@ -1,7 +1,6 @@
 package ptyproc_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/ttymux/ttymux/transport"
@@ -15,8 +14,5 @@ import (
 func TestConformance(t *testing.T) {
 	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
 		return start(t, scriptSpec(t, "exec cat"))
-	}, transporttest.Options{Waited: func(err error) bool {
-		var ee *transport.ExitError
-		return errors.As(err, &ee) && ee.Signal == "HUP"
-	}})
+	}, transporttest.Options{Waited: transporttest.HungUp})
 }

@@ -1,7 +1,6 @@
 package local_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/ttymux/ttymux/transport"
@@ -13,11 +12,5 @@ import (
 func TestConformance(t *testing.T) {
 	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
 		return open(t, transport.Target{Command: "cat", Term: "dumb"})
-	}, transporttest.Options{Waited: hungUp})
-}
-
-// hungUp reports whether err is the exit of a program killed by SIGHUP.
-func hungUp(err error) bool {
-	var ee *transport.ExitError
-	return errors.As(err, &ee) && ee.Signal == "HUP"
+	}, transporttest.Options{Waited: transporttest.HungUp})
 }

@@ -29,6 +29,13 @@ type Options struct {
 	Bound time.Duration
 }
 
+// HungUp reports whether err is the exit of a program killed by SIGHUP:
+// what Wait returns once a PTY's Conn is closed (Options.Waited).
+func HungUp(err error) bool {
+	var ee *transport.ExitError
+	return errors.As(err, &ee) && ee.Signal == "HUP"
+}
+
 // Open returns a new Conn whose far end echoes what is written to it (a
 // terminal running cat, a device looped back). The suite closes it.
 type Open func(t *testing.T) transport.Conn
