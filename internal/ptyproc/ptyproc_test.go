@@ -42,6 +42,7 @@ func TestWaitStatus(t *testing.T) {
 		{name: "exit 3", script: "exit 3", wantStatus: 3},
 		{name: "killed", script: "kill -KILL $$", wantStatus: 128 + 9, wantSignal: "KILL"},
 		{name: "terminated", script: "kill -TERM $$", wantStatus: 128 + 15, wantSignal: "TERM"},
+		{name: "interrupted", script: "kill -INT $$", wantStatus: 128 + 2, wantSignal: "INT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

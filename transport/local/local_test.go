@@ -9,109 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
 )
-
-func TestEchoRoundTrip(t *testing.T) {
-	t.Parallel()
-	c := open(t, shellTarget(t))
-	out := pump(t, c)
-	out.Expect(t, "$ ")
-	write(t, c, "echo round-$((20+22))-trip\n")
-	out.Expect(t, "round-42-trip")
-}
-
-func TestWaitStatus(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name       string
-		script     string
-		wantStatus int // 0: Wait returns nil
-		wantSignal transport.Signal
-	}{
-		{name: "exit 0", script: "exit 0"},
-		{name: "exit 3", script: "exit 3", wantStatus: 3},
-		{name: "killed", script: "kill -KILL $$", wantStatus: 137, wantSignal: "KILL"},
-		{name: "interrupted", script: "kill -INT $$", wantStatus: 130, wantSignal: "INT"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := open(t, script(tt.script))
-			if _, err := pump(t, c).Wait(t); err != nil {
-				t.Fatalf("read: %v", err)
-			}
-			err := waitErr(t, c)
-			if tt.wantStatus == 0 {
-				if err != nil {
-					t.Fatalf("Wait = %v, want nil", err)
-				}
-				return
-			}
-			ee := exitError(t, err)
-			if ee.ExitStatus() != tt.wantStatus || ee.Signal != tt.wantSignal {
-				t.Errorf("Wait = %+v, want status %d signal %q", *ee, tt.wantStatus, tt.wantSignal)
-			}
-			if again := waitErr(t, c); exitError(t, again).Status != ee.Status {
-				t.Errorf("second Wait = %v, first %v", again, err)
-			}
-		})
-	}
-}
-
-func TestWaitInteractiveExit(t *testing.T) {
-	t.Parallel()
-	c := open(t, shellTarget(t))
-	out := pump(t, c)
-	out.Expect(t, "$ ")
-	write(t, c, "exit 3\n")
-	if _, err := out.Wait(t); err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	if ee := exitError(t, waitErr(t, c)); ee.Status != 3 || ee.Signal != "" {
-		t.Errorf("Wait = %+v, want exit status 3", *ee)
-	}
-}
-
-// TestCloseHangsUp: closing a local Conn hangs its program up (SIGHUP),
-// as closing a terminal does. That Close unblocks a pending Read is in
-// the conformance suite (conformance_test.go).
-func TestCloseHangsUp(t *testing.T) {
-	t.Parallel()
-	c := open(t, script("exec sleep 100"))
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if ee := exitError(t, waitErr(t, c)); ee.Signal != "HUP" || ee.Status != 129 {
-		t.Errorf("Wait after Close = %+v, want killed by HUP", *ee)
-	}
-}
-
-func TestCloseIdempotent(t *testing.T) {
-	t.Parallel()
-	c := open(t, shellTarget(t))
-	var wg sync.WaitGroup
-	for range 3 {
-		wg.Go(func() {
-			if err := c.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	if err := c.Close(); err != nil {
-		t.Errorf("Close again: %v", err)
-	}
-}
 
 func TestResize(t *testing.T) {
 	t.Parallel()
@@ -225,80 +129,6 @@ func TestSignalNames(t *testing.T) {
 	out.Expect(t, "got-term")
 	if ee := exitError(t, waitErr(t, c)); ee.Status != 7 {
 		t.Errorf("Wait = %+v, want exit status 7", *ee)
-	}
-}
-
-func TestEcho(t *testing.T) {
-	t.Parallel()
-	c := open(t, shellTarget(t))
-	out := pump(t, c)
-	out.Expect(t, "$ ")
-	var e transport.EchoReporter = c
-	if on, err := e.Echo(); err != nil || !on {
-		t.Fatalf("Echo() at the prompt = %v, %v; want true", on, err)
-	}
-	write(t, c, "stty -echo; echo off-$((1+1))\n")
-	out.Expect(t, "off-2")
-	if on, err := e.Echo(); err != nil || on {
-		t.Fatalf("Echo() after stty -echo = %v, %v; want false", on, err)
-	}
-}
-
-// TestEOFWithBackgroundGrandchild pins ptyproc's quiet-grace rule through
-// the transport: a background job that keeps the terminal open must not
-// keep Read from reporting io.EOF after the shell exits.
-func TestEOFWithBackgroundGrandchild(t *testing.T) {
-	t.Parallel()
-	c := open(t, shellTarget(t))
-	out := pump(t, c)
-	out.Expect(t, "$ ")
-	write(t, c, "sleep 30 & echo bg-$!-pid; exit 0\n")
-	all, err := out.Wait(t)
-	if m := regexp.MustCompile(`bg-(\d+)-pid`).FindStringSubmatch(all); m != nil {
-		bg, _ := strconv.Atoi(m[1])
-		defer syscall.Kill(bg, syscall.SIGKILL)
-		if err := syscall.Kill(bg, 0); err != nil {
-			t.Errorf("background sleep is gone (%v): the test did not exercise a held slave", err)
-		}
-	} else {
-		t.Errorf("no background pid in %q", all)
-	}
-	if err != nil {
-		t.Fatalf("read ended with %v, want io.EOF", err)
-	}
-	if err := waitErr(t, c); err != nil {
-		t.Errorf("Wait = %v", err)
-	}
-}
-
-func TestReadDrainsEverything(t *testing.T) {
-	t.Parallel()
-	var want strings.Builder
-	for i := 1; i <= 20000; i++ {
-		fmt.Fprintf(&want, "%d\n", i)
-	}
-	tests := []struct {
-		name   string
-		target transport.Target
-	}{
-		{name: "seq", target: transport.Target{Command: "seq", Args: []string{"1", "20000"}}},
-		{name: "shell", target: script("seq 1 20000; exit 0")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := open(t, tt.target)
-			all, err := pump(t, c).Wait(t)
-			if err != nil {
-				t.Fatalf("read ended with %v, want io.EOF", err)
-			}
-			if !strings.Contains(crlf(all), want.String()) {
-				t.Errorf("output incomplete: %d bytes, ends %q", len(all), all[max(0, len(all)-60):])
-			}
-			if err := waitErr(t, c); err != nil {
-				t.Errorf("Wait = %v", err)
-			}
-		})
 	}
 }
 
@@ -493,45 +323,6 @@ func TestDefaultShell(t *testing.T) {
 				t.Errorf("output %q, want shell=%s", got, tt.want)
 			}
 		})
-	}
-}
-
-// openFds counts the descriptors the test process has open.
-func openFds(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(ents)
-}
-
-// TestNoFdLeak opens and closes many Conns and checks that every descriptor
-// is released. Not parallel: it counts the whole process's descriptors.
-func TestNoFdLeak(t *testing.T) {
-	before := openFds(t)
-	for i := range 30 {
-		target := script("exit 0")
-		if i%2 == 1 {
-			target = script("echo ready; exec sleep 100")
-		}
-		c, err := (&local.Opener{}).Open(t.Context(), target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := pump(t, c)
-		if i%2 == 1 {
-			out.Expect(t, "ready")
-		} else if _, err := out.Wait(t); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Close(); err != nil {
-			t.Fatal(err)
-		}
-		<-out.Done()
-	}
-	if after := openFds(t); after != before {
-		t.Errorf("open descriptors: %d before, %d after", before, after)
 	}
 }
 
