@@ -1,7 +1,6 @@
 package ptyproc_test
 
 import (
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -90,24 +89,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // crlf undoes the terminal's ONLCR output mapping.
 func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
-func waitErr(t *testing.T, p *ptyproc.Proc) error {
-	t.Helper()
-	ch := make(chan error, 1)
-	go func() { ch <- p.Wait() }()
-	select {
-	case err := <-ch:
-		return err
-	case <-time.After(testTimeout):
-		t.Fatalf("Wait did not return within %v", testTimeout)
-		return nil
-	}
-}
+func waitErr(t *testing.T, p *ptyproc.Proc) error { return ptytest.Wait(t, p, testTimeout) }
 
-func exitError(t *testing.T, err error) *transport.ExitError {
-	t.Helper()
-	var ee *transport.ExitError
-	if !errors.As(err, &ee) {
-		t.Fatalf("Wait = %v (%T), want *transport.ExitError", err, err)
-	}
-	return ee
-}
+func exitError(t *testing.T, err error) *transport.ExitError { return ptytest.ExitError(t, err) }

@@ -1,16 +1,20 @@
 // Package ptytest holds test helpers shared by the packages that start
 // programs on PTYs (internal/ptyproc, transport/local): one reader per
 // terminal that collects its output and lets a test wait for strings in it,
-// with bounded waits. It is imported only by tests.
+// and a bounded Wait for the program's exit; every wait is bounded. It is
+// imported only by tests.
 package ptytest
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ttymux/ttymux/transport"
 )
 
 // Output collects everything one goroutine reads from a terminal and lets
@@ -134,4 +138,30 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return string(o.buf)
+}
+
+// Wait waits, at most timeout, for w's Wait (a ptyproc.Proc's or a
+// transport.Conn's) and returns its result.
+func Wait(t testing.TB, w interface{ Wait() error }, timeout time.Duration) error {
+	t.Helper()
+	ch := make(chan error, 1)
+	go func() { ch <- w.Wait() }()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(timeout):
+		t.Fatalf("Wait did not return within %v", timeout)
+		return nil
+	}
+}
+
+// ExitError returns the *transport.ExitError in err, failing the test when
+// there is none.
+func ExitError(t testing.TB, err error) *transport.ExitError {
+	t.Helper()
+	var ee *transport.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("Wait = %v (%T), want *transport.ExitError", err, err)
+	}
+	return ee
 }

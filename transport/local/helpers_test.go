@@ -1,7 +1,6 @@
 package local_test
 
 import (
-	"errors"
 	"io"
 	"os/exec"
 	"strings"
@@ -60,27 +59,9 @@ func write(t *testing.T, w io.Writer, s string) {
 	}
 }
 
-func waitErr(t *testing.T, c transport.Conn) error {
-	t.Helper()
-	ch := make(chan error, 1)
-	go func() { ch <- c.Wait() }()
-	select {
-	case err := <-ch:
-		return err
-	case <-time.After(testTimeout):
-		t.Fatalf("Wait did not return within %v", testTimeout)
-		return nil
-	}
-}
+func waitErr(t *testing.T, c transport.Conn) error { return ptytest.Wait(t, c, testTimeout) }
 
-func exitError(t *testing.T, err error) *transport.ExitError {
-	t.Helper()
-	var ee *transport.ExitError
-	if !errors.As(err, &ee) {
-		t.Fatalf("Wait = %v (%T), want *transport.ExitError", err, err)
-	}
-	return ee
-}
+func exitError(t *testing.T, err error) *transport.ExitError { return ptytest.ExitError(t, err) }
 
 // crlf undoes the terminal's ONLCR output mapping.
 func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
