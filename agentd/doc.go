@@ -1,4 +1,4 @@
-// Package agent is the library of ttymux-agent, the small daemon that holds
+// Package agentd is the library of ttymux-agent, the small daemon that holds
 // persistent terminal sessions for ttymux, locally or on a remote host. A
 // session's program runs on a PTY owned by the agent, so it survives the
 // ttymux server, the AI client and SSH connections coming and going;
@@ -21,9 +21,9 @@
 //
 // Usage:
 //
-//	l, err := agent.Listen(agent.SocketPath(agent.SocketDir()))
+//	l, err := agentd.Listen(agentd.SocketPath(agentd.SocketDir()))
 //	if err != nil { ... }
-//	srv := agent.NewServer(agent.Options{Logger: log})
+//	srv := agentd.NewServer(agentd.Options{Logger: log})
 //	err = srv.Serve(l) // until Close, a Stop request or IdleExit
 //
 // # Concurrency

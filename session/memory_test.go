@@ -15,7 +15,7 @@ import (
 
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // heapWatch samples the Go heap in use (spans holding objects, live or not
@@ -148,7 +148,7 @@ func BenchmarkFloodMemory(b *testing.B) {
 					}
 					b.Cleanup(func() { os.RemoveAll(dir) })
 					sock := filepath.Join(dir, "run", "agent.sock")
-					k := &agentc.Client{Socket: sock, AgentPath: agentBin, StartArgs: []string{"--idle-exit", "2s"}}
+					k := &agent.Client{Socket: sock, AgentPath: agentBin, StartArgs: []string{"--idle-exit", "2s"}}
 					m = newPersistentManager(b, k)
 				} else {
 					m = newManager(b, session.Options{})

@@ -13,19 +13,19 @@ import (
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 )
 
 // startAgent runs an agent server in-process on a private socket and
 // returns a client for it.
-func startAgent(t testing.TB) *agentc.Client {
+func startAgent(t testing.TB) *agent.Client {
 	t.Helper()
 	return startAgentWith(t, agentd.Options{Shell: "/bin/bash"})
 }
 
 // startAgentWith is startAgent with opts (a small ring, say).
-func startAgentWith(t testing.TB, opts agentd.Options) *agentc.Client {
+func startAgentWith(t testing.TB, opts agentd.Options) *agent.Client {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "ttm") // short: socket paths are limited to 108 bytes
 	if err != nil {
@@ -44,7 +44,7 @@ func startAgentWith(t testing.TB, opts agentd.Options) *agentc.Client {
 		_ = srv.Close()
 		<-done
 	})
-	return &agentc.Client{Socket: sock, AgentPath: "/nonexistent/ttymux-agent"}
+	return &agent.Client{Socket: sock, AgentPath: "/nonexistent/ttymux-agent"}
 }
 
 func newPersistentManager(t testing.TB, k transport.Keeper) *session.Manager {
@@ -190,7 +190,7 @@ func TestDetachAttach(t *testing.T) {
 }
 
 func TestPersistentFallsBackWithoutAgent(t *testing.T) {
-	m := newPersistentManager(t, &agentc.Client{Socket: filepath.Join(t.TempDir(), "none.sock"), AgentPath: "/nonexistent/ttymux-agent"})
+	m := newPersistentManager(t, &agent.Client{Socket: filepath.Join(t.TempDir(), "none.sock"), AgentPath: "/nonexistent/ttymux-agent"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Persistent: true,

@@ -12,7 +12,7 @@ import (
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/serial"
 )
 
@@ -82,7 +82,7 @@ func newSerialManager(t testing.TB, k transport.Keeper) *session.Manager {
 }
 
 // agentEnd returns the output offset the agent holds up to for session id.
-func agentEnd(t testing.TB, k *agentc.Client, id string) int64 {
+func agentEnd(t testing.TB, k *agent.Client, id string) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()

@@ -31,7 +31,7 @@ import (
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -176,7 +176,7 @@ func agentPid(t testing.TB, sock string) int {
 // session has ended and why; a new open starts a new agent and works.
 func TestFaultKillAgent(t *testing.T) {
 	sock := filepath.Join(shortTempDir(t), "agent.sock")
-	client := &agentc.Client{Socket: sock, AgentPath: agentBinary(t)}
+	client := &agent.Client{Socket: sock, AgentPath: agentBinary(t)}
 	t.Cleanup(func() {
 		stop := exec.Command(agentBinary(t), "stop", "--force", "--socket", sock)
 		_ = stop.Run() // best effort: the second agent, if the test got that far
@@ -391,7 +391,7 @@ func TestFaultLogDiskFull(t *testing.T) {
 
 	t.Run("in memory", func(t *testing.T) {
 		sock := filepath.Join(shortTempDir(t), "agent.sock")
-		client := &agentc.Client{Socket: sock, AgentPath: agentBinary(t), StartArgs: []string{"--log", "/dev/full"}, Logger: log}
+		client := &agent.Client{Socket: sock, AgentPath: agentBinary(t), StartArgs: []string{"--log", "/dev/full"}, Logger: log}
 		t.Cleanup(func() { _ = exec.Command(agentBinary(t), "stop", "--force", "--socket", sock).Run() })
 		m := session.NewManager(session.Options{
 			Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),

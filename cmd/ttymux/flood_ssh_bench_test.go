@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/sshdtest"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // BenchmarkServerFloodPeakRSSSSH reports the server's peak resident set
@@ -66,10 +66,10 @@ func sshFloodPeakRSS(b *testing.B, persistent bool) float64 {
 		// The deployed agent's socket is /tmp/ttymux-<uid>, the default
 		// a server uses for a host; stop that agent when done.
 		defer func() {
-			c := &agentc.Client{Socket: fmt.Sprintf("/tmp/ttymux-%d/agent-v1.sock", os.Geteuid())}
+			c := &agent.Client{Socket: fmt.Sprintf("/tmp/ttymux-%d/agent-v1.sock", os.Geteuid())}
 			sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer scancel()
-			if err := c.Stop(sctx, true); err != nil && !errors.Is(err, agentc.ErrNoAgent) {
+			if err := c.Stop(sctx, true); err != nil && !errors.Is(err, agent.ErrNoAgent) {
 				b.Logf("stop the deployed agent: %v", err)
 			}
 		}()

@@ -18,7 +18,7 @@ import (
 	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // humanWait bounds every wait in these tests.
@@ -106,9 +106,9 @@ func (w *watcher) waitFor(t *testing.T, who, s string) {
 
 // humanSession creates a deterministic shell in the agent and returns the
 // creating client (the "AI" side, which stays attached) and its output.
-func humanSession(t *testing.T, sock string) (*agentc.Conn, transport.KeptSession, *watcher) {
+func humanSession(t *testing.T, sock string) (*agent.Conn, transport.KeptSession, *watcher) {
 	t.Helper()
-	c := &agentc.Client{Socket: sock}
+	c := &agent.Client{Socket: sock}
 	ctx, cancel := context.WithTimeout(t.Context(), humanWait)
 	defer cancel()
 	kc, ks, err := c.Create(ctx, transport.Target{
@@ -121,7 +121,7 @@ func humanSession(t *testing.T, sock string) (*agentc.Conn, transport.KeptSessio
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := kc.(*agentc.Conn)
+	conn := kc.(*agent.Conn)
 	w := watch(conn)
 	t.Cleanup(func() {
 		conn.Close()
@@ -135,7 +135,7 @@ func listed(t *testing.T, sock, id string) transport.KeptSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), humanWait)
 	defer cancel()
-	ss, err := (&agentc.Client{Socket: sock}).List(ctx)
+	ss, err := (&agent.Client{Socket: sock}).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

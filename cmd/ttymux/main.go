@@ -35,7 +35,7 @@ import (
 	"github.com/ttymux/ttymux/internal/buildinfo"
 	"github.com/ttymux/ttymux/internal/secretpage"
 	"github.com/ttymux/ttymux/session"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -188,10 +188,10 @@ func serve(args []string, stderr io.Writer) int {
 		Logger:   log,
 	}
 	if !*noAgent {
-		opts.Keeper = &agentc.Client{AgentPath: *agentPath, Logger: log.With("component", "agent-client")}
+		opts.Keeper = &agent.Client{AgentPath: *agentPath, Logger: log.With("component", "agent-client")}
 	}
 	rs := &remotes{ssh: sshOpener, localAgent: *agentPath, log: log.With("component", "remote-agent")}
-	if d := agentc.AgentsDir(); d != "" {
+	if d := agent.AgentsDir(); d != "" {
 		rs.build = &agentbuild.Builder{AgentsDir: d, Version: version()}
 	}
 	if d, err := os.UserCacheDir(); err == nil {

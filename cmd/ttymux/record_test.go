@@ -22,7 +22,7 @@ import (
 	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
 )
@@ -333,7 +333,7 @@ func TestRecordPathErrors(t *testing.T) {
 }
 
 // startRecordAgent runs an agent server in-process on a private socket.
-func startRecordAgent(t *testing.T) *agentc.Client {
+func startRecordAgent(t *testing.T) *agent.Client {
 	t.Helper()
 	dir := shortTempDir(t) // socket paths are limited to 108 bytes
 	sock := filepath.Join(dir, "run", "agent.sock")
@@ -348,7 +348,7 @@ func startRecordAgent(t *testing.T) *agentc.Client {
 		_ = srv.Close()
 		<-done
 	})
-	return &agentc.Client{Socket: sock, AgentPath: "/nonexistent/ttymux-agent"}
+	return &agent.Client{Socket: sock, AgentPath: "/nonexistent/ttymux-agent"}
 }
 
 // checkTicks checks that the recording's output holds tick-1 … tick-n,
@@ -444,7 +444,7 @@ func TestRecordPersistentRestart(t *testing.T) {
 // mustAttachTail returns the last bytes of a kept session's output,
 // attaching briefly at the end (as ttymux attach does) without replaying
 // it into any server.
-func mustAttachTail(t *testing.T, k *agentc.Client, ks transport.KeptSession) []byte {
+func mustAttachTail(t *testing.T, k *agent.Client, ks transport.KeptSession) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ttymux/ttymux/internal/agentbuild"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
@@ -30,7 +30,7 @@ type remotes struct {
 	build *agentbuild.Builder
 
 	mu   sync.Mutex
-	byTo map[string]*agentc.Remote
+	byTo map[string]*agent.Remote
 }
 
 // keeper returns the keeper for t's host (user, port and jump count too:
@@ -46,9 +46,9 @@ func (r *remotes) keeper(ctx context.Context, t transport.Target) (transport.Kee
 	// included, kept in memory only).
 	st := transport.Target{Host: t.Host, User: t.User, Port: t.Port, IdentityFile: t.IdentityFile,
 		Jump: t.Jump, Password: t.Password, AcceptNewHostKey: t.AcceptNewHostKey}
-	k := &agentc.Remote{
+	k := &agent.Remote{
 		Host: t.Host,
-		Connect: func(ctx context.Context) (agentc.SSHLink, error) {
+		Connect: func(ctx context.Context) (agent.SSHLink, error) {
 			return r.ssh.Link(ctx, st)
 		},
 		Version:    version(),
@@ -65,7 +65,7 @@ func (r *remotes) keeper(ctx context.Context, t transport.Target) (transport.Kee
 		}
 	}
 	if r.byTo == nil {
-		r.byTo = map[string]*agentc.Remote{}
+		r.byTo = map[string]*agent.Remote{}
 	}
 	r.byTo[key] = k
 	return k, nil

@@ -19,7 +19,7 @@ import (
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/sshconn"
 )
@@ -50,8 +50,8 @@ func newRemoteHost(t testing.TB, sshdConfig ...string) *remoteHost {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		c := &agentc.Client{Socket: filepath.Join(h.socketDir, "agent-v1.sock")}
-		if err := c.Stop(ctx, true); err != nil && !errors.Is(err, agentc.ErrNoAgent) {
+		c := &agent.Client{Socket: filepath.Join(h.socketDir, "agent-v1.sock")}
+		if err := c.Stop(ctx, true); err != nil && !errors.Is(err, agent.ErrNoAgent) {
 			t.Logf("stop the deployed agent: %v", err)
 		}
 	})

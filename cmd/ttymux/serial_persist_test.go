@@ -11,7 +11,7 @@ import (
 	"github.com/ttymux/ttymux/agentd"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // TestSerialPersistentKillNine is issue #6 end to end: open_serial with
@@ -49,7 +49,7 @@ func TestSerialPersistentKillNine(t *testing.T) {
 	_ = cmd1.Wait()
 
 	// The device prints while no server runs; wait until the agent has it.
-	k := &agentc.Client{Socket: agentd.SocketPath(filepath.Join(runtime, "ttymux"))}
+	k := &agent.Client{Socket: agentd.SocketPath(filepath.Join(runtime, "ttymux"))}
 	end := func() int64 {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()

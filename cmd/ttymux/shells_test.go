@@ -9,7 +9,7 @@ import (
 
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 	"github.com/ttymux/ttymux/transport/local"
 )
 
@@ -20,7 +20,7 @@ import (
 // an MCP client (issue #30). Before, these shells had none.
 func TestShellsThroughAgent(t *testing.T) {
 	sock := filepath.Join(shortTempDir(t), "agent.sock")
-	client := &agentc.Client{Socket: sock, AgentPath: agentBinary(t)}
+	client := &agent.Client{Socket: sock, AgentPath: agentBinary(t)}
 	t.Cleanup(func() {
 		_ = exec.Command(agentBinary(t), "stop", "--force", "--socket", sock).Run() // best effort
 	})

@@ -15,14 +15,14 @@ import (
 
 	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/transport"
-	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // consoleRig is a console over a real in-process agent holding one bash.
 type consoleRig struct {
 	srv    *httptest.Server
 	cs     *console.Server
-	client *agentc.Client
+	client *agent.Client
 	id     string
 	out    *watcher // the session's output, read by a client of its own
 }
@@ -30,7 +30,7 @@ type consoleRig struct {
 func newConsoleRig(t *testing.T) *consoleRig {
 	t.Helper()
 	sock := humanAgent(t)
-	c := &agentc.Client{Socket: sock}
+	c := &agent.Client{Socket: sock}
 	ctx, cancel := context.WithTimeout(context.Background(), humanWait)
 	defer cancel()
 	meta := []byte(`{"name":"build","transport":"local","nonce":"0123456789abcdef"}`)
