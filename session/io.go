@@ -344,7 +344,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	last, ok := s.det.Last()
 	ok = ok && live
 	ty.atPrompt = ok && last.Kind != verdict.MarkCommand
-	ty.prompt = s.term.LearnPromptLocked()
+	ty.prompt = verdict.LearnPrompt(s.ring)
 	// Echo off while a command runs: a program edits its own input line
 	// (a nested shell, a REPL); at the hook's prompt it is the shell's
 	// own line editor.

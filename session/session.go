@@ -126,8 +126,8 @@ type Session struct {
 	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
 
 	// term is the session as the verdict engine sees it (session/verdict):
-	// it reads the log, the detector and the fields under mu, the Conn and
-	// the screen.
+	// it reads the log, the detector and the fields under mu through
+	// termSource, the Conn and the screen.
 	term verdict.Terminal
 
 	pumpDone chan struct{}
@@ -203,15 +203,26 @@ func newSession(c sessionConfig) *Session {
 	// so keep only a little of it.
 	s.scr = screen.New(c.size.Rows, c.size.Cols, screen.Options{Reply: replyWriter{s}, Scrollback: 64})
 	s.term = verdict.Terminal{
-		Mu: &s.mu, Log: s.ring, Det: s.det, Conn: s.conn, AltScreen: s.scr.AltScreen, Shell: s.shell,
-		Held: func() verdict.Held {
-			return verdict.Held{LastOutput: s.lastOutput, Exited: s.exited, ExitCode: s.exitCode, Ready: s.ready, HookLost: s.hookLost != ""}
-		},
+		Src: termSource{s}, Conn: s.conn, AltScreen: s.scr.AltScreen, Shell: s.shell,
 		Now: func() time.Time { return s.now() }, // tests replace s.now
 	}
 	s.rec.Start(s.persistRecording)
 	go s.pump()
 	return s
+}
+
+// termSource is the session's output as the verdict engine reads it
+// (verdict.Source): the log, the detector and what they do not say, held
+// still under s.mu while the engine looks.
+type termSource struct{ s *Session }
+
+func (ts termSource) View(f func(verdict.State)) {
+	s := ts.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(verdict.State{Log: s.ring, Det: s.det, Held: verdict.Held{
+		LastOutput: s.lastOutput, Exited: s.exited, ExitCode: s.exitCode, Ready: s.ready, HookLost: s.hookLost != "",
+	}})
 }
 
 // replyWriter forwards the emulator's answers to terminal queries (cursor

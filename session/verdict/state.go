@@ -71,12 +71,16 @@ var repls = map[string]bool{
 
 // Classify says what the terminal is doing now.
 func (t *Terminal) Classify() Status {
-	t.Mu.Lock()
-	h := t.Held()
-	end := t.Log.End()
-	tail, _ := t.Log.AppendRange(nil, max(t.Log.Start(), end-2048), end)
-	lastMark, hasMark := t.Det.Last()
-	t.Mu.Unlock()
+	var h Held
+	var tail []byte
+	var lastMark Mark
+	var hasMark bool
+	t.Src.View(func(st State) {
+		h = st.Held
+		end := st.Log.End()
+		tail, _ = st.Log.AppendRange(nil, max(st.Log.Start(), end-2048), end)
+		lastMark, hasMark = st.Det.Last()
+	})
 	if h.HookLost {
 		hasMark = false // a broken hook's marks say nothing of now
 	}
