@@ -161,7 +161,7 @@ read_only = true
 		t.Fatal(err)
 	}
 	w := &writeLog{}
-	s := &Session{id: "t1", transport: "serial", command: "serial /dev/ttyLAB0", policyHost: "serial:/dev/ttyLAB0", port: "/dev/ttyLAB0", terminal: terminal{conn: w}, policy: p}
+	s := &Session{id: "t1", transport: "serial", command: "serial /dev/ttyLAB0", terminal: terminal{conn: w}, input: input{policyHost: "serial:/dev/ttyLAB0", port: "/dev/ttyLAB0", policy: p}}
 	for _, req := range []SendRequest{{Text: "reboot"}, {Keys: []string{"break"}}, {Keys: []string{"dtr:pulse"}}, {Bytes: []byte{0x03}}} {
 		_, err := s.Send(t.Context(), req)
 		var ro *ReadOnlyError

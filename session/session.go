@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/session/asciicast"
 	"github.com/ttymux/ttymux/session/screen"
 	"github.com/ttymux/ttymux/transport"
@@ -61,32 +60,25 @@ func kernelWord(abi int) string {
 //     line control, the gate's check), written through the terminal; its
 //     lock is input.sendMu, so two sends never interleave;
 //   - the command layer (this type, io.go, wait.go): send and read, the
-//     verdict, results, composing the two.
+//     verdict, results, composing the two. Its place in the output (offsets
+//     into the log, the last command) is read with the log, so the
+//     terminal's lock guards it; storeMu only orders what it stores with
+//     an agent.
 //
+// A send becomes bytes on the wire in Send (io.go), composeStepsLocked,
+// typeSteps and typeBytes (input.go), and terminal.write (terminal.go).
 // All methods are safe for concurrent use.
 type Session struct {
 	terminal
+	input
 	id        string
 	name      string
 	transport string
 	command   string
 	created   time.Time
-	enter     string // what the Enter key sends: "\r", or the serial line ending
-	pace      Pacing // how Send types by default (pacing.go; guarded by mu)
-
-	policyHost string // the policy's name for where it runs (Kind.PolicyHost)
-	confined   int    // the Landlock ABI its program runs under; 0: none (set once)
-	port       string // the device it talks to (Kind.Port), or ""
-
-	keeper transport.Keeper // the agent that holds it, when kept
-
-	sendMu  sync.Mutex     // serialises Send: two sends never interleave
-	storeMu sync.Mutex     // serialises persist: metadata reaches the agent in the order it was taken
-	pending string         // text typed since the last Enter, for the gate (guarded by sendMu)
-	policy  *policy.Policy // set once when the session is made; nil is the default
-	// approver settles held lines (approver.go); set once when the session
-	// is made; nil refuses them.
-	approver Approver
+	confined  int              // the Landlock ABI its program runs under; 0: none (set once)
+	keeper    transport.Keeper // the agent that holds it, when kept
+	storeMu   sync.Mutex       // serialises persist: metadata reaches the agent in the order it was taken
 
 	// The command layer's place in the output. Offsets into the log, so
 	// the terminal's lock (mu) guards them with it.
@@ -139,13 +131,13 @@ func newSession(c sessionConfig) *Session {
 		transport: c.transport,
 		command:   c.command,
 		created:   time.Now(),
-		enter:     cmp.Or(c.enter, "\r"),
 		readOff:   max(c.readOff, c.from),
 		cmd:       c.cmd,
 		keeper:    c.keeper,
 		meta:      c.persisted,
 	}
 	s.terminal.start(c, s.created)
+	s.enter = cmp.Or(c.enter, "\r")
 	s.policyHost, s.port = c.policyHost, c.port
 	s.confined = c.confined
 	if cf, ok := c.conn.(transport.Confiner); ok && s.confined == 0 {
@@ -161,23 +153,6 @@ func (s *Session) ID() string { return s.id }
 
 // Name returns the session's optional name.
 func (s *Session) Name() string { return s.name }
-
-// Close ends the session: the far end is closed and the pump waited for.
-// It is idempotent.
-func (s *Session) Close() error {
-	s.mu.Lock()
-	already := s.closed
-	s.closed = true
-	s.mu.Unlock()
-	if already {
-		<-s.pumpDone
-		return nil
-	}
-	err := s.conn.Close()
-	<-s.pumpDone
-	_ = s.scr.Close() // best effort; nothing to report
-	return err
-}
 
 // waitSettled waits until the far end has printed something and then been
 // quiet for verdict.ShellQuiet, the session ended, or d elapsed. Everything printed

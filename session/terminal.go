@@ -19,10 +19,10 @@ import (
 // the one goroutine that reads it. Every byte read goes, in order, to the
 // output log (a ring addressed by absolute offset), the line index, the
 // detector and the screen, and wakes whoever waits for a change. It offers
-// a snapshot of that state (view, Info), ranges of the log (ring under mu)
-// and waits (waitFor, Changed); the input writes through its Conn, and the
-// command layer reads it. Its one lock is mu; feedMu only keeps the pump's
-// order with a transfer that borrowed the terminal.
+// that state held still (termSource, for the verdict), ranges of the log
+// (ring, under mu) and waits (waitFor, Changed); the input writes through
+// it (write), and the command layer reads it. Its lock is mu; feedMu only
+// keeps the pump's order with a transfer that borrowed the terminal.
 type terminal struct {
 	conn  transport.Conn
 	scr   *screen.Screen
@@ -293,6 +293,12 @@ func (t *terminal) waitFor(ctx context.Context, d time.Duration, cond func() boo
 			return false
 		}
 	}
+}
+
+// write types p into the far end: where the input's bytes go on the wire.
+func (t *terminal) write(p []byte) error {
+	_, err := t.conn.Write(p)
+	return err
 }
 
 // resize changes the size of the screen and the recording once the far
