@@ -156,7 +156,7 @@ func (s *Session) typeSteps(ctx context.Context, req SendRequest, steps []sendSt
 		if st.bytes == "" {
 			continue
 		}
-		if err := s.typeBytes(ctx, []byte(st.bytes), req.Pacing); err != nil { // pacing.go
+		if err := s.typeBytes(ctx, []byte(st.bytes), req.Pacing); err != nil {
 			return notes, fmt.Errorf("type into session %s: %w", s.id, err)
 		}
 		if !req.Secret {

@@ -214,21 +214,25 @@ const (
 // output has been quiet long enough, or how long to wait before asking
 // again. A running program (a quiet sleep) is not waiting for a human.
 func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
-	var h Held
-	var lastMark Mark
-	var hasMark bool
-	prompt := ""
-	drawn := false // the prompt after the last D is drawn (its B mark came)
+	// One struct for what the view reads: the closure escapes, and each
+	// variable it sets would be an allocation of its own.
+	var q struct {
+		h              Held
+		lastMark       Mark
+		hasMark, drawn bool // drawn: the prompt after the last D is drawn (its B mark came)
+		prompt         string
+	}
 	t.Src.View(func(st State) {
-		h = st.Held
-		lastMark, hasMark = st.Det.Last()
+		q.h = st.Held
+		q.lastMark, q.hasMark = st.Det.Last()
 		if c.NoEnter {
-			prompt = hookPrompt(st)
-			if hasMark && lastMark.Kind == MarkDone {
-				_, drawn = st.Det.PromptEndAfter(lastMark.End)
+			q.prompt = hookPrompt(st)
+			if q.hasMark && q.lastMark.Kind == MarkDone {
+				_, q.drawn = st.Det.PromptEndAfter(q.lastMark.End)
 			}
 		}
 	})
+	h, lastMark, hasMark, prompt, drawn := q.h, q.lastMark, q.hasMark, q.prompt, q.drawn
 	last := h.LastOutput
 	from, need := last, humanQuiet
 	if !last.After(c.Sent) {
@@ -364,6 +368,101 @@ func pendingLine(last, prompt string) string {
 	return strings.TrimSpace(last)
 }
 
+// evalRead is what Evaluate reads with the terminal held still.
+type evalRead struct {
+	end        int64
+	exited     bool
+	code       *int
+	o          ownMarks
+	done       Mark
+	doneOK     bool
+	cmd        Mark
+	cmdOK      bool
+	quietFor   time.Duration
+	bareWait   bool
+	ready      bool
+	hookTracks bool
+	markRegion []byte
+	region     []byte
+	markFrom   int64
+}
+
+// readEval is the part of Evaluate that reads the log and the detector:
+// st is held still (inside Source.View). It updates c's anchor.
+func (t *Terminal) readEval(st State, c *Command) evalRead {
+	h := st.Held
+	end := st.Log.End()
+	exited, code := h.Exited, h.ExitCode
+	o := ownMarksIn(st.Det, c)
+	done, doneOK, cmd, cmdOK := o.done, o.doneOK, o.cmd, o.cmdOK
+	quietFor := t.Now().Sub(h.LastOutput)
+	bareWait := false
+	if doneOK && o.bare && c.NeedC && quietFor < bareDoneQuiet && !exited {
+		// A D with no C: the shell has not run this line (yet).
+		doneOK, bareWait = false, true
+	}
+	echoFrom := c.SendOff
+	if o.earlierOK {
+		echoFrom = o.earlier.End
+		if e, ok := st.Det.PromptEndAfter(o.earlier.Off); ok && c.NoC {
+			// No C mark will say where its output starts: the echo
+			// (a line editor redraws the line typed ahead) comes after
+			// the prompt that follows the earlier D, not in it, and
+			// only once the shell reads the line: the time to echo
+			// counts from the last output, not from the send.
+			echoFrom = e
+			c.echoAfter = h.LastOutput
+		}
+	}
+	ready := h.Ready
+	if cmdOK && c.NeedC && (!doneOK || cmd.Off < done.Off) {
+		// Its own C mark: the shell read the line (an anchor found from
+		// the echo before the hook was ready gives way to it).
+		c.Anchor = max(c.Anchor, cmd.End)
+	}
+	if c.Anchor < 0 {
+		switch {
+		case cmdOK && (!doneOK || cmd.Off < done.Off):
+			// The hook marked where the command's output starts.
+			c.Anchor = cmd.End
+		case ready && c.AtPrompt && !doneOK && !exited && !c.NoC:
+			// The hook will mark it: wait for C (or D for an empty line).
+		case ready && c.DueD > 1 && !o.earlierOK && !exited:
+			// Typed ahead: what runs before it has not ended yet.
+		default:
+			limit := end
+			if doneOK {
+				limit = done.Off
+			}
+			c.Anchor = t.echoEnd(st.Log, c, echoFrom, limit, doneOK || exited)
+		}
+	}
+	hookTracks := ready && c.AtPrompt
+	var markRegion []byte
+	markFrom := c.Anchor
+	if c.mark != nil && c.Anchor >= 0 {
+		markFrom = max(c.Anchor, c.markScanned-256)
+		markRegion, _ = st.Log.AppendRange(nil, markFrom, end)
+	}
+	var region []byte
+	if c.Until != nil && c.Anchor >= 0 {
+		from := max(c.Anchor, c.Scanned-4096)
+		region, _ = st.Log.AppendRange(nil, from, end)
+		if from > c.Anchor {
+			// Start at a line boundary so ^ anchors mean what they say.
+			if i := bytes.IndexByte(region, '\n'); i >= 0 {
+				region = region[i+1:]
+			}
+		}
+	}
+	return evalRead{
+		end: end, exited: exited, code: code, o: o,
+		done: done, doneOK: doneOK, cmd: cmd, cmdOK: cmdOK,
+		quietFor: quietFor, bareWait: bareWait, ready: ready, hookTracks: hookTracks,
+		markRegion: markRegion, region: region, markFrom: markFrom,
+	}
+}
+
 // Evaluate applies the verdict layers once, strongest first. poll says
 // the foreground must be polled (every PollEvery) because no output or
 // mark will announce completion; otherwise the next output, mark or end of
@@ -372,86 +471,12 @@ func pendingLine(last, prompt string) string {
 // scanned, what the shell layer saw), so c must not be evaluated by two
 // goroutines at once; evaluate a copy to look without waiting.
 func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
-	var (
-		h                  Held
-		end                int64
-		exited             bool
-		code               *int
-		o                  ownMarks
-		done, cmd          Mark
-		doneOK, cmdOK      bool
-		quietFor           time.Duration
-		bareWait           bool
-		echoFrom           int64
-		ready, hookTracks  bool
-		markRegion, region []byte
-		markFrom           int64
-	)
-	t.Src.View(func(st State) {
-		h = st.Held
-		end = st.Log.End()
-		exited, code = h.Exited, h.ExitCode
-		o = ownMarksIn(st.Det, c)
-		done, doneOK, cmd, cmdOK = o.done, o.doneOK, o.cmd, o.cmdOK
-		quietFor = t.Now().Sub(h.LastOutput)
-		bareWait = false
-		if doneOK && o.bare && c.NeedC && quietFor < bareDoneQuiet && !exited {
-			// A D with no C: the shell has not run this line (yet).
-			doneOK, bareWait = false, true
-		}
-		echoFrom = c.SendOff
-		if o.earlierOK {
-			echoFrom = o.earlier.End
-			if e, ok := st.Det.PromptEndAfter(o.earlier.Off); ok && c.NoC {
-				// No C mark will say where its output starts: the echo
-				// (a line editor redraws the line typed ahead) comes after
-				// the prompt that follows the earlier D, not in it, and
-				// only once the shell reads the line: the time to echo
-				// counts from the last output, not from the send.
-				echoFrom = e
-				c.echoAfter = h.LastOutput
-			}
-		}
-		ready = h.Ready
-		if cmdOK && c.NeedC && (!doneOK || cmd.Off < done.Off) {
-			// Its own C mark: the shell read the line (an anchor found from
-			// the echo before the hook was ready gives way to it).
-			c.Anchor = max(c.Anchor, cmd.End)
-		}
-		if c.Anchor < 0 {
-			switch {
-			case cmdOK && (!doneOK || cmd.Off < done.Off):
-				// The hook marked where the command's output starts.
-				c.Anchor = cmd.End
-			case ready && c.AtPrompt && !doneOK && !exited && !c.NoC:
-				// The hook will mark it: wait for C (or D for an empty line).
-			case ready && c.DueD > 1 && !o.earlierOK && !exited:
-				// Typed ahead: what runs before it has not ended yet.
-			default:
-				limit := end
-				if doneOK {
-					limit = done.Off
-				}
-				c.Anchor = t.echoEnd(st.Log, c, echoFrom, limit, doneOK || exited)
-			}
-		}
-		hookTracks = ready && c.AtPrompt
-		markFrom = c.Anchor
-		if c.mark != nil && c.Anchor >= 0 {
-			markFrom = max(c.Anchor, c.markScanned-256)
-			markRegion, _ = st.Log.AppendRange(nil, markFrom, end)
-		}
-		if c.Until != nil && c.Anchor >= 0 {
-			from := max(c.Anchor, c.Scanned-4096)
-			region, _ = st.Log.AppendRange(nil, from, end)
-			if from > c.Anchor {
-				// Start at a line boundary so ^ anchors mean what they say.
-				if i := bytes.IndexByte(region, '\n'); i >= 0 {
-					region = region[i+1:]
-				}
-			}
-		}
-	})
+	var r evalRead
+	t.Src.View(func(st State) { r = t.readEval(st, c) })
+	end, exited, code, o := r.end, r.exited, r.code, r.o
+	done, doneOK, cmd, cmdOK := r.done, r.doneOK, r.cmd, r.cmdOK
+	quietFor, bareWait, ready, hookTracks := r.quietFor, r.bareWait, r.ready, r.hookTracks
+	markRegion, region, markFrom := r.markRegion, r.region, r.markFrom
 
 	echoPending := c.Anchor < 0 && !(ready && c.AtPrompt && !doneOK && !exited && !c.NoC)
 	v = Verdict{Anchor: c.Anchor, End: end}
