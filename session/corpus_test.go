@@ -454,7 +454,7 @@ func (r *replayer) command(t *testing.T, st corpusStep) *command {
 	r.s.mu.Lock()
 	last, ok := r.s.det.Last()
 	c.AtPrompt = ok && last.Kind != verdict.MarkCommand
-	c.Prompt = r.s.term.LearnPromptLocked()
+	c.Prompt = verdict.LearnPrompt(r.s.ring)
 	r.s.mu.Unlock()
 	if st.markID != "" {
 		c.SetMark(st.markID)

@@ -108,7 +108,7 @@ func (s *Session) editorLine(ctx context.Context) (string, error) {
 	from := s.ring.End()
 	tag := []byte(";ttymux=" + s.det.Nonce() + "\a")
 	s.mu.Unlock()
-	if _, err := s.conn.Write([]byte(lineQueryKey)); err != nil {
+	if err := s.write([]byte(lineQueryKey)); err != nil {
 		return "", err
 	}
 	t := time.NewTimer(editorLineWait)
@@ -211,6 +211,6 @@ func (s *Session) unknownLine(why string) *GateError {
 func (s *Session) killLine() {
 	s.sendMu.Lock()
 	defer s.sendMu.Unlock()
-	_, _ = s.conn.Write([]byte(lineKillKey)) // best effort: the Enter is not typed either way
+	_ = s.write([]byte(lineKillKey)) // best effort: the Enter is not typed either way
 	s.pending = ""
 }

@@ -54,7 +54,7 @@ func TestPolicyHost(t *testing.T) {
 		{"unregistered kept on a host", Kind{Name: "local"}, transport.Target{Command: "bash"}, "box", "box"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Session{id: JoinID(tt.host, "s1"), transport: tt.kind.Name, policyHost: tt.kind.policyHost(tt.t, tt.host)}
+			s := &Session{id: JoinID(tt.host, "s1"), transport: tt.kind.Name, input: input{policyHost: tt.kind.policyHost(tt.t, tt.host)}}
 			if got := s.PolicyHost(); got != tt.want {
 				t.Errorf("%s %+v on %q: %q, want %q", tt.kind.Name, tt.t, tt.host, got, tt.want)
 			}

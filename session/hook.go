@@ -23,36 +23,36 @@ import (
 // report again.
 
 // hookMarksLocked takes the marks the detector found in the last chunk;
-// dones is how many D marks it had found before. s.mu must be held.
-func (s *Session) hookMarksLocked(dones int) {
-	if s.det.Dones() != dones {
-		s.ready, s.hookLost = true, ""
+// dones is how many D marks it had found before. t.mu must be held.
+func (t *terminal) hookMarksLocked(dones int) {
+	if t.det.Dones() != dones {
+		t.ready, t.hookLost = true, ""
 		return
 	}
-	if r := s.det.NoHook(); r != "" && !s.ready && s.hookLost == "" {
-		s.loseHookLocked("is not installed: "+r, "")
+	if r := t.det.NoHook(); r != "" && !t.ready && t.hookLost == "" {
+		t.loseHookLocked("is not installed: "+r, "")
 	}
 }
 
 // hookLive reports whether marks carrying the session's nonce say what the
-// shell does: a hook was installed and was not found broken. s.mu must be
+// shell does: a hook was installed and was not found broken. t.mu must be
 // held.
-func (s *Session) hookLive() bool { return s.det.Hooked() && s.hookLost == "" }
+func (t *terminal) hookLive() bool { return t.det.Hooked() && t.hookLost == "" }
 
 // loseHookLocked records that the hook is broken: why ("did not report at
 // the first prompt"), and a line the terminal showed that says why, when
-// there is one. s.mu must be held.
-func (s *Session) loseHookLocked(why, shown string) {
-	s.ready = false
-	s.hookLost = why
+// there is one. t.mu must be held.
+func (t *terminal) loseHookLocked(why, shown string) {
+	t.ready = false
+	t.hookLost = why
 	if shown != "" {
-		s.hookLost += fmt.Sprintf(" (the terminal showed %q)", shown)
+		t.hookLost += fmt.Sprintf(" (the terminal showed %q)", shown)
 	}
-	if !s.hookNoted {
-		s.hookNote = "ttymux's shell hook " + s.hookLost + ": completion now comes from the prompt and the shell, without exit codes (mark: true on send gives them)"
-		s.hookNoted = true
+	if !t.hookNoted {
+		t.hookNote = "ttymux's shell hook " + t.hookLost + ": completion now comes from the prompt and the shell, without exit codes (mark: true on send gives them)"
+		t.hookNoted = true
 	}
-	s.notifyMarkLocked()
+	t.notifyMarkLocked()
 }
 
 // takeHookNote returns the note on a broken hook once, then "".

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -126,9 +125,13 @@ type Cursor struct {
 // bytes and the situation they land in (under s.mu, once), type them,
 // record the command, and return at once or wait for its verdict.
 //
-// Locks: sendMu is held from the second gate to the end, so two sends never
-// interleave; s.mu only inside the helpers that say so (each takes and
-// releases it itself, never across I/O).
+// The bytes: composeSend encodes the request (composeStepsLocked, input.go),
+// typeSteps and typeBytes (input.go) type it, and terminal.write
+// (terminal.go) puts it on the wire.
+//
+// Locks: the input's sendMu is held from the second gate to the end, so two
+// sends never interleave; the terminal's s.mu only inside the helpers that
+// say so (each takes and releases it itself, never across I/O).
 func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err := s.checkInput(req); err != nil { // serialpolicy.go
 		return Result{}, err
@@ -275,13 +278,6 @@ func (s *Session) lookBeforeSend() sendLook {
 	return l
 }
 
-// A sendStep is bytes to write, or a line control (break, dtr/rts) done in
-// order between the bytes around it.
-type sendStep struct {
-	bytes string
-	ctl   *lineControl
-}
-
 // typing is what composeSend decided: the steps to type, and where they
 // land, read under one hold of s.mu.
 type typing struct {
@@ -344,7 +340,7 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 	last, ok := s.det.Last()
 	ok = ok && live
 	ty.atPrompt = ok && last.Kind != verdict.MarkCommand
-	ty.prompt = s.term.LearnPromptLocked()
+	ty.prompt = verdict.LearnPrompt(s.ring)
 	// Echo off while a command runs: a program edits its own input line
 	// (a nested shell, a REPL); at the hook's prompt it is the shell's
 	// own line editor.
@@ -394,129 +390,6 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 		ty.oldPrompt = s.cmd.Prompt
 	}
 	return ty, nil
-}
-
-// composeStepsLocked encodes the text (with mark's sentinel, as a
-// bracketed paste where that is right) and the keys into steps, and sets
-// ty.typed, ty.markID and ty.lineDone. s.mu is held: the detector says
-// whether the far end takes bracketed paste and application cursor keys.
-func (s *Session) composeStepsLocked(req SendRequest, alt bool, ty *typing) ([]sendStep, error) {
-	bracketed, appCursor := s.det.BracketedPaste(), s.det.AppCursor()
-	var b strings.Builder
-	text := strings.ReplaceAll(req.Text, "\r\n", "\n")
-	if req.Mark && text != "" {
-		// A second command line prints the first one's exit status after a
-		// sentinel. Typed, the sentinel is split in two words, so its echo
-		// can never match (markRe).
-		ty.markID = newNonce()[:8]
-		status := `"$?"`
-		if s.fish || s.det.Shell() == "fish" {
-			status = "$status" // fish rejects $? even in quotes
-		}
-		sentinel := fmt.Sprintf(`printf '\n%%s%%s:%%s\n' __TTYMUX_ MARK_%s %s`, ty.markID, status)
-		text = strings.TrimRight(text, "\n")
-		if sentinelOwnLine(text) {
-			// A comment, a background job or several lines: the sentinel
-			// goes on a line of its own.
-			text += "\n" + sentinel
-		} else {
-			text += "; " + sentinel
-		}
-	}
-	if text != "" {
-		switch {
-		case bracketed && req.Paste:
-			b.WriteString("\x1b[200~" + text + "\x1b[201~")
-		case bracketed && strings.Contains(text, "\n") && !alt:
-			// A multi-line paste reaches the shell as one command line
-			// rather than one command per line (bash, zsh, python ≥ 3.13).
-			// A full-screen program gets keys instead: vim inserts a
-			// paste as text, so "obeta" would not open a line (issue #13).
-			b.WriteString("\x1b[200~" + text + "\x1b[201~")
-		default:
-			b.WriteString(strings.ReplaceAll(text, "\n", "\r"))
-			ty.enters += strings.Count(text, "\n") + strings.Count(text, "\r")
-		}
-		ty.typed = text
-		if req.Enter {
-			b.WriteString(s.enter)
-			ty.typed += "\n"
-			ty.enters++
-		}
-	}
-	b.Write(req.Bytes) // send's hex: exactly these bytes
-	ty.enters += bytes.Count(req.Bytes, []byte("\r")) + bytes.Count(req.Bytes, []byte("\n"))
-	// Keys become bytes, except line controls (break, dtr/rts), which are
-	// done in order between the bytes around them.
-	var steps []sendStep
-	ty.lineDone = req.Enter && req.Text != ""
-	for _, k := range req.Keys {
-		if lc, ok, err := parseLineControl(k); ok || err != nil {
-			if err != nil {
-				return nil, err
-			}
-			steps = append(steps, sendStep{bytes: b.String()}, sendStep{ctl: &lc})
-			b.Reset()
-			continue
-		}
-		kb, err := encodeKey(k, appCursor)
-		if err != nil {
-			return nil, err
-		}
-		switch kb {
-		case "\r", "\n", "\x03", "\x07", "\x15": // enter, ctrl+c, ctrl+g, ctrl+u
-			ty.lineDone = true
-		}
-		switch kb {
-		case "\r", "\n":
-			ty.enters++
-		case "\x03":
-			ty.breaks++
-		}
-		if kb == "\r" {
-			kb = s.enter
-		}
-		b.WriteString(kb)
-	}
-	return append(steps, sendStep{bytes: b.String()}), nil
-}
-
-// typeSteps writes the steps to the far end in order and records them
-// (a secret send never is, keys included). It returns the line controls'
-// notes.
-func (s *Session) typeSteps(ctx context.Context, req SendRequest, steps []sendStep) ([]string, error) {
-	var notes []string
-	for _, st := range steps {
-		if st.ctl != nil {
-			note, err := s.doLineControl(ctx, *st.ctl)
-			if err != nil {
-				return notes, err
-			}
-			notes = append(notes, note)
-			continue
-		}
-		if st.bytes == "" {
-			continue
-		}
-		if err := s.typeBytes(ctx, []byte(st.bytes), req.Pacing); err != nil { // pacing.go
-			return notes, fmt.Errorf("type into session %s: %w", s.id, err)
-		}
-		if !req.Secret {
-			s.rec.Input([]byte(st.bytes))
-		}
-	}
-	return notes, nil
-}
-
-// trackPending keeps the line typed since the last Enter, for the gate
-// (guarded by sendMu).
-func (s *Session) trackPending(req SendRequest, lineDone bool) {
-	if lineDone {
-		s.pending = ""
-		return
-	}
-	line := s.pending + req.Text
-	s.pending = line[strings.LastIndexAny(line, "\r\n")+1:]
 }
 
 // sentCommand makes the command this send typed, with what ran before it

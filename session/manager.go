@@ -527,7 +527,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 	s.policy, s.approver = m.opts.Policy, m.approver()
 	s.target = transport.Target{Host: host}
 	s.mu.Lock()
-	s.pace = Pacing{Char: md.PaceChar, Line: md.PaceLine}
+	s.pace.Store(&Pacing{Char: md.PaceChar, Line: md.PaceLine})
 	s.mu.Unlock()
 	if md.Integrated {
 		s.mu.Lock()

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"fmt"
 	"time"
 )
@@ -38,68 +37,11 @@ func (p Pacing) IsZero() bool { return p.Char <= 0 && p.Line <= 0 }
 // A kept session stores it with its agent, so that a restarted server
 // types at the same pace.
 func (s *Session) SetPacing(p Pacing) {
-	s.mu.Lock()
-	s.pace = p
-	kept := s.kept
-	s.mu.Unlock()
-	if kept {
+	s.pace.Store(&p)
+	if s.kept {
 		s.persist()
 	}
 }
 
-// typeBytes writes p to the far end, paced by override or, when it is
-// nil, by the session's pacing. It stops early when ctx ends.
-func (s *Session) typeBytes(ctx context.Context, p []byte, override *Pacing) error {
-	s.mu.Lock()
-	pace := s.pace
-	s.mu.Unlock()
-	if override != nil {
-		pace = *override
-	}
-	if pace.IsZero() {
-		_, err := s.conn.Write(p)
-		return err
-	}
-	t := time.NewTimer(0)
-	defer t.Stop()
-	<-t.C
-	for i := 0; i < len(p); {
-		// One write per byte, or per line when only lines are paced.
-		j := i + 1
-		if pace.Char <= 0 {
-			for j < len(p) && !lineEnd(p, j-1) {
-				j++
-			}
-		}
-		if _, err := s.conn.Write(p[i:j]); err != nil {
-			return err
-		}
-		d := pace.Char
-		if lineEnd(p, j-1) && pace.Line > 0 {
-			d = pace.Line
-		}
-		i = j
-		if d <= 0 || i == len(p) {
-			continue
-		}
-		t.Reset(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// lineEnd reports whether p[i] ends a line: LF, or CR not followed by LF.
-func lineEnd(p []byte, i int) bool {
-	return p[i] == '\n' || p[i] == '\r' && (i+1 == len(p) || p[i+1] != '\n')
-}
-
 // Pacing returns how Send types into the session by default.
-func (s *Session) Pacing() Pacing {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.pace
-}
+func (s *Session) Pacing() Pacing { return s.pacing() }

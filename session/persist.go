@@ -116,7 +116,8 @@ func (s *Session) persist() {
 		m.CmdReported, m.CmdVia, m.CmdTimedOut, m.CmdInput = c.reported, c.reportedVia, c.timedOut, c.input
 		m.CmdMarks = c.owes + 1
 	}
-	m.PaceChar, m.PaceLine = s.pace.Char, s.pace.Line
+	pace := s.pacing()
+	m.PaceChar, m.PaceLine = pace.Char, pace.Line
 	if s.rec != nil {
 		m.RecPath, m.RecOff, m.RecSize, m.RecNote = s.rec.State()
 	}

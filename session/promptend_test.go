@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/session/verdict"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -40,7 +41,7 @@ func TestResultReadsPastThePromptOnly(t *testing.T) {
 			conn.feed([]byte(mark("D;0") + prompt))
 			s.mu.Lock()
 			c := newCommand(s.ring.End(), s.now(), "true\n", nil)
-			c.AtPrompt, c.Prompt, c.owes, c.NeedC = true, s.term.LearnPromptLocked(), 1, true
+			c.AtPrompt, c.Prompt, c.owes, c.NeedC = true, verdict.LearnPrompt(s.ring), 1, true
 			s.cmd = c
 			s.mu.Unlock()
 			// Everything arrives before the result is built.

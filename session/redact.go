@@ -40,11 +40,11 @@ const (
 	maxRedactions = 1024
 )
 
-// redactState is what the search has done so far; Session.mu guards it,
+// redactState is what the search has done so far; terminal.mu guards it,
 // except busy.
 type redactState struct {
 	// busy is held for a whole search and the Redacts it sends (taken
-	// before Session.mu): when redactEchoes returns, every range found in
+	// before terminal.mu): when redactEchoes returns, every range found in
 	// the output the log held when it was called has been sent, by this
 	// call or by the one it waited for (persist relies on it).
 	busy    sync.Mutex
@@ -65,56 +65,56 @@ func minPiece(sec string) int { return max(5, (len(sec)+1)/2) }
 // redactEchoes searches the output since the last call for echoes of the
 // session's secrets and masks them: in this server's log, and in the
 // agent's ring for a kept session.
-func (s *Session) redactEchoes() {
-	s.red.busy.Lock()
-	defer s.red.busy.Unlock()
-	s.mu.Lock()
-	end := s.ring.End()
-	if len(s.secrets) == 0 || end == s.red.scanned && len(s.red.since) == len(s.secrets) {
-		s.mu.Unlock()
+func (t *terminal) redactEchoes() {
+	t.red.busy.Lock()
+	defer t.red.busy.Unlock()
+	t.mu.Lock()
+	end := t.ring.End()
+	if len(t.secrets) == 0 || end == t.red.scanned && len(t.red.since) == len(t.secrets) {
+		t.mu.Unlock()
 		return
 	}
-	for len(s.red.since) < len(s.secrets) {
-		s.red.since = append(s.red.since, s.red.scanned)
+	for len(t.red.since) < len(t.secrets) {
+		t.red.since = append(t.red.since, t.red.scanned)
 	}
 	longest := 0
-	for _, sec := range s.secrets {
+	for _, sec := range t.secrets {
 		longest = max(longest, len(sec))
 	}
-	from := max(s.red.scanned-int64(longest), s.ring.Start(), end-maxScan)
-	for i := range s.secrets {
-		if s.red.since[i] >= s.red.scanned { // new: search from where it was typed
-			from = max(min(from, s.red.since[i]), s.ring.Start(), end-maxScan)
+	from := max(t.red.scanned-int64(longest), t.ring.Start(), end-maxScan)
+	for i := range t.secrets {
+		if t.red.since[i] >= t.red.scanned { // new: search from where it was typed
+			from = max(min(from, t.red.since[i]), t.ring.Start(), end-maxScan)
 		}
 	}
-	window, _ := s.ring.AppendRange(nil, from, end)
+	window, _ := t.ring.AppendRange(nil, from, end)
 	var found [][2]int64
-	for i, sec := range s.secrets {
+	for i, sec := range t.secrets {
 		if len(sec) < 3 {
 			continue
 		}
-		found = append(found, secretEchoes(window, from, sec, s.red.since[i])...)
+		found = append(found, secretEchoes(window, from, sec, t.red.since[i])...)
 	}
 	// Ranges that ended before the last search were found then; the
 	// lookback finds them again.
-	prev := s.red.scanned
+	prev := t.red.scanned
 	found = slices.DeleteFunc(found, func(r [2]int64) bool { return r[1] <= prev })
-	s.red.scanned = end
+	t.red.scanned = end
 	if len(found) == 0 {
-		s.mu.Unlock()
+		t.mu.Unlock()
 		return
 	}
-	n := min(len(found), maxRedactions-s.red.masked)
-	s.red.masked += n
+	n := min(len(found), maxRedactions-t.red.masked)
+	t.red.masked += n
 	found = found[:n]
-	s.mu.Unlock()
-	rc, ok := s.conn.(redacter)
-	if !ok || !s.kept {
+	t.mu.Unlock()
+	rc, ok := t.conn.(redacter)
+	if !ok || !t.kept {
 		return
 	}
 	for _, r := range found {
 		if err := rc.Redact(r[0], r[1]); err != nil {
-			s.log.Warn("mask a secret's echo in the agent", "err", err)
+			t.log.Warn("mask a secret's echo in the agent", "err", err)
 			return
 		}
 	}

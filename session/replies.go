@@ -16,21 +16,21 @@ import "github.com/ttymux/ttymux/session/verdict"
 // foreground program is not the shell, and a hooked shell is running a
 // command (its last mark is C); elsewhere (SSH, serial), only while a
 // full-screen program runs (and, hooked, a command runs).
-func (s *Session) replyAllowed() bool {
-	s.mu.Lock()
-	hooked := s.det.Hooked()
-	last, marked := s.det.Last()
-	exited := s.exited || s.closed
-	s.mu.Unlock()
+func (t *terminal) replyAllowed() bool {
+	t.mu.Lock()
+	hooked := t.det.Hooked()
+	last, marked := t.det.Last()
+	exited := t.exited || t.closed
+	t.mu.Unlock()
 	if exited || hooked && (!marked || last.Kind != verdict.MarkCommand) {
 		return false
 	}
-	if known, off := s.term.EchoState(); known {
+	if known, off := t.term.EchoState(); known {
 		if !off {
 			return false
 		}
-		fg, ok := s.term.Foreground()
+		fg, ok := t.term.Foreground()
 		return !ok || !fg.IsShell
 	}
-	return s.scr.AltScreen()
+	return t.scr.AltScreen()
 }

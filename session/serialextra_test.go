@@ -41,7 +41,7 @@ func (w *writeLog) Wait() error              { return nil }
 func TestPacingSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := &writeLog{}
-		s := &Session{conn: w}
+		s := &Session{terminal: terminal{conn: w}}
 		s.SetPacing(Pacing{Char: 2 * time.Millisecond, Line: 50 * time.Millisecond})
 		start := time.Now()
 		if err := s.typeBytes(t.Context(), []byte("ab\r\ncd\re"), nil); err != nil {
@@ -161,7 +161,7 @@ read_only = true
 		t.Fatal(err)
 	}
 	w := &writeLog{}
-	s := &Session{id: "t1", transport: "serial", command: "serial /dev/ttyLAB0", policyHost: "serial:/dev/ttyLAB0", port: "/dev/ttyLAB0", conn: w, policy: p}
+	s := &Session{id: "t1", transport: "serial", command: "serial /dev/ttyLAB0", terminal: terminal{conn: w}, input: input{policyHost: "serial:/dev/ttyLAB0", port: "/dev/ttyLAB0", policy: p}}
 	for _, req := range []SendRequest{{Text: "reboot"}, {Keys: []string{"break"}}, {Keys: []string{"dtr:pulse"}}, {Bytes: []byte{0x03}}} {
 		_, err := s.Send(t.Context(), req)
 		var ro *ReadOnlyError
@@ -182,7 +182,7 @@ read_only = true
 // there is no way around the gate.
 func TestHexGoesThroughTheGate(t *testing.T) {
 	w := &writeLog{}
-	s := &Session{id: "t1", transport: "local", command: "bash", conn: w}
+	s := &Session{id: "t1", transport: "local", command: "bash", terminal: terminal{conn: w}}
 	_, err := s.Send(t.Context(), SendRequest{Bytes: []byte("rm -rf /\r")})
 	var ge *GateError
 	if !errors.As(err, &ge) || !ge.Destructive {

@@ -15,7 +15,7 @@ import (
 // marks (a command's start, another nonce's prompt) are the transfer's.
 func TestTapSeesThePromptMark(t *testing.T) {
 	const nonce = "0123abcd"
-	tap := &Tap{s: &Session{det: verdict.NewDetector(nonce, 0)}, wake: make(chan struct{})}
+	tap := &Tap{s: &Session{terminal: terminal{det: verdict.NewDetector(nonce, 0)}}, wake: make(chan struct{})}
 	tap.WatchEnd(true)
 	rest := "55;ttymux=" + nonce + "\a\x1b[?2004h$ "
 	before := "far data\r\n\x1b]133;C;ttymux=" + nonce + "\a\x1b]133;D;0;ttymux=ffff\agone\r\n\x1b]133;D;2"
@@ -46,7 +46,7 @@ func TestTapSeesThePromptMark(t *testing.T) {
 // the terminal from going back to the session: the pump's put gives up
 // once Release has begun, and Release ends.
 func TestTapReleaseWhileFlooded(t *testing.T) {
-	s := &Session{now: time.Now}
+	s := &Session{terminal: terminal{now: time.Now}}
 	s.sendMu.Lock() // as Borrow leaves it
 	tap := &Tap{s: s, wake: make(chan struct{})}
 	s.tap = tap

@@ -469,24 +469,24 @@ func (t *Tap) end() {
 }
 
 // tapped hands p to the tap when a transfer has borrowed the terminal,
-// and reports whether it did. Called by the pump, with s.feedMu held.
-func (s *Session) tapped(p []byte) bool {
-	s.mu.Lock()
-	t := s.tap
-	s.mu.Unlock()
-	if t == nil {
+// and reports whether it did. Called by the pump, with t.feedMu held.
+func (t *terminal) tapped(p []byte) bool {
+	t.mu.Lock()
+	tp := t.tap
+	t.mu.Unlock()
+	if tp == nil {
 		return false
 	}
-	t.put(p)
+	tp.put(p)
 	return true
 }
 
 // endTap wakes a transfer's reader when the session ends.
-func (s *Session) endTap() {
-	s.mu.Lock()
-	t := s.tap
-	s.mu.Unlock()
-	if t != nil {
-		t.end()
+func (t *terminal) endTap() {
+	t.mu.Lock()
+	tp := t.tap
+	t.mu.Unlock()
+	if tp != nil {
+		tp.end()
 	}
 }

@@ -15,7 +15,7 @@
 //   - the layers of the verdict, strongest first (Terminal.Evaluate): the
 //     end of the session, until, the hook's exit code, mark's sentinel, a
 //     prompt back at the cursor (learned from the line the text was typed
-//     at, LearnPromptLocked), and the foreground process group;
+//     at, LearnPrompt), and the foreground process group;
 //   - what the terminal is doing (Terminal.Classify: prompt, running,
 //     password_prompt, pager, alt_screen …) and when a wait should end
 //     because only a human can go on (Terminal.HumanWait).
@@ -26,14 +26,16 @@
 // (session/reduce, used here to read lines as a terminal shows them).
 //
 // The boundary is Terminal, a struct of values and funcs the session fills
-// once: the log and the detector, read under the session's mutex, the
-// session's clock, and the Conn's optional capabilities (foreground
-// process, ECHO flag, whether the shell blocks reading the terminal).
-// Tests drive it with a fake Terminal; no Session or PTY is needed.
+// once: a Source, through which the engine reads the log, the detector and
+// Held held still, the session's clock, and the Conn's optional
+// capabilities (foreground process, ECHO flag, whether the shell blocks
+// reading the terminal). Tests drive it with a fake Source; no Session or
+// PTY is needed.
 //
-// Concurrency: a Detector is guarded by the session's mutex (Terminal.Mu).
-// Terminal's methods take that mutex only while they read the log, the
-// detector and Held, never across a call to the Conn or the screen, so
-// they may run beside the pump. A Command is evaluated by one goroutine at
-// a time; evaluate a copy to look without waiting.
+// Concurrency: a Detector belongs to the session's terminal, which holds
+// it still while Source.View runs. Terminal's methods read the log, the
+// detector and Held only inside View, never across a call to the Conn or
+// the screen, so they may run beside the pump; they never see a lock. A
+// Command is evaluated by one goroutine at a time; evaluate a copy to look
+// without waiting.
 package verdict

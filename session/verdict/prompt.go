@@ -34,13 +34,13 @@ var knownPromptRe = regexp.MustCompile(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*
 // in '>'.
 var arrowRe = regexp.MustCompile(`\s[-=]>$`)
 
-// LearnPromptLocked returns the text at the cursor if it looks like a
-// prompt: the last, unterminated line of output, short, ending like a
-// prompt, with its trailing spaces (the prompt is complete only with
-// them). t.Mu must be held.
-func (t *Terminal) LearnPromptLocked() string {
-	end := t.Log.End()
-	b, _ := t.Log.AppendRange(nil, max(t.Log.Start(), end-1024), end)
+// LearnPrompt returns the text at the cursor if it looks like a prompt:
+// the last, unterminated line of log, short, ending like a prompt, with its
+// trailing spaces (the prompt is complete only with them). The caller holds
+// log still (inside Source.View, or under the lock that guards it).
+func LearnPrompt(log Log) string {
+	end := log.End()
+	b, _ := log.AppendRange(nil, max(log.Start(), end-1024), end)
 	i := bytes.LastIndexByte(b, '\n')
 	if i == len(b)-1 {
 		return "" // the cursor is at the start of an empty line
@@ -73,10 +73,12 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	if t.AltScreen() {
 		return -1, false
 	}
-	t.Mu.Lock()
-	hidden := t.Det.CursorHiddenSince(c.SendOff)
-	b, _ := t.Log.AppendRange(nil, max(c.Anchor, end-1024), end)
-	t.Mu.Unlock()
+	var hidden bool
+	var b []byte
+	t.Src.View(func(st State) {
+		hidden = st.Det.CursorHiddenSince(c.SendOff)
+		b, _ = st.Log.AppendRange(nil, max(c.Anchor, end-1024), end)
+	})
 	if hidden {
 		return -1, false
 	}

@@ -71,12 +71,19 @@ var repls = map[string]bool{
 
 // Classify says what the terminal is doing now.
 func (t *Terminal) Classify() Status {
-	t.Mu.Lock()
-	h := t.Held()
-	end := t.Log.End()
-	tail, _ := t.Log.AppendRange(nil, max(t.Log.Start(), end-2048), end)
-	lastMark, hasMark := t.Det.Last()
-	t.Mu.Unlock()
+	var q struct { // one allocation for what the view reads
+		h        Held
+		tail     []byte
+		lastMark Mark
+		hasMark  bool
+	}
+	t.Src.View(func(st State) {
+		q.h = st.Held
+		end := st.Log.End()
+		q.tail, _ = st.Log.AppendRange(nil, max(st.Log.Start(), end-2048), end)
+		q.lastMark, q.hasMark = st.Det.Last()
+	})
+	h, tail, lastMark, hasMark := q.h, q.tail, q.lastMark, q.hasMark
 	if h.HookLost {
 		hasMark = false // a broken hook's marks say nothing of now
 	}

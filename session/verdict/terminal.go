@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"sync"
 	"time"
 
 	"github.com/ttymux/ttymux/transport"
@@ -18,7 +17,7 @@ type Log interface {
 }
 
 // Held is what the session knows of its output besides the bytes, read
-// with the session's mutex held.
+// inside Source.View.
 type Held struct {
 	LastOutput time.Time // when output last arrived
 	Exited     bool      // the far end has ended
@@ -29,19 +28,33 @@ type Held struct {
 	HookLost bool
 }
 
-// A Terminal is a session as the engine sees it: the boundary between the
-// session, which owns the Conn, the pump, the mutex and the waiting, and
-// the engine, which owns every rule of the verdict. The session makes one
-// when it starts; its methods are safe for concurrent use as far as Mu,
-// Conn and AltScreen are.
-type Terminal struct {
-	// Mu guards Log, Det and what Held reads. The engine holds it only
-	// while it reads them, never across a call to Conn or AltScreen.
-	Mu  sync.Locker
+// State is the terminal's output as the engine reads it, held still for
+// the length of a Source.View call.
+type State struct {
 	Log Log
 	Det *Detector
-	// Held reports, with Mu held, the session's timing and end.
-	Held func() Held
+	Held
+}
+
+// A Source is the terminal whose output the engine reads. View calls f
+// with its State held still: no output arrives and nothing it holds changes
+// until f returns. f must not block, call back into the Source or keep Log
+// or Det once it returns. The Source decides how it holds its state still
+// (the session takes its terminal's lock); the engine never sees how.
+type Source interface {
+	View(f func(State))
+}
+
+// A Terminal is a session as the engine sees it: the boundary between the
+// session, which owns the Conn, the pump, the lock and the waiting, and
+// the engine, which owns every rule of the verdict. The session makes one
+// when it starts; its methods are safe for concurrent use as far as Src,
+// Conn and AltScreen are.
+type Terminal struct {
+	// Src is the output: the log, the detector and what Held reports.
+	// The engine reads them only inside Src.View, never across a call to
+	// Conn or AltScreen.
+	Src Source
 	// Conn is the far end. Its optional capabilities are used when it
 	// has them: transport.Foregrounder (who owns the terminal),
 	// transport.EchoReporter (the ECHO flag), transport.LinkStater (a
@@ -72,7 +85,7 @@ type ShellReadCounter interface {
 // the terminal and waits for input, or -1 when it does not or the Conn
 // cannot tell. A send takes it before it types (Command.ShellRead): the
 // shell layer then knows whether the shell has read what was typed. It
-// does not take Mu.
+// does not hold Src still.
 func (t *Terminal) ShellReadMark() int64 {
 	rc, ok := t.Conn.(ShellReadCounter)
 	if !ok || !t.Shell {
@@ -106,7 +119,7 @@ func (t *Terminal) shellReadSince(n int64) bool {
 }
 
 // Foreground returns the far end's foreground program, if the transport
-// can tell. It does not take Mu.
+// can tell. It does not hold Src still.
 func (t *Terminal) Foreground() (transport.Foreground, bool) {
 	f, ok := t.Conn.(transport.Foregrounder)
 	if !ok {
@@ -149,11 +162,10 @@ func (t *Terminal) shellWaits() (waiting, ok bool) {
 	return w, err == nil
 }
 
-// held reads the session's state with Mu held.
-func (t *Terminal) held() Held {
-	t.Mu.Lock()
-	defer t.Mu.Unlock()
-	return t.Held()
+// held reads the session's state through Src.View.
+func (t *Terminal) held() (h Held) {
+	t.Src.View(func(st State) { h = st.Held })
+	return h
 }
 
 // HookQuiet is how long output must be quiet, the shell back in its line
@@ -174,7 +186,7 @@ const HookQuiet = 100 * time.Millisecond
 // While a command runs only bracketed paste counts: an agent's report of
 // the foreground may lag, and the command may print a prompt-shaped line.
 // When it is not (yet), it returns how long to wait before asking again.
-// It does not take Mu.
+// It does not hold Src still.
 func (t *Terminal) ShellEditsLine(from int64, shaped bool) (bool, time.Duration) {
 	if !t.Shell {
 		return false, 0
@@ -189,11 +201,13 @@ func (t *Terminal) ShellEditsLine(from int64, shaped bool) (bool, time.Duration)
 	if w, ok := t.shellWaits(); ok && !w {
 		return false, HookQuiet
 	}
-	t.Mu.Lock()
-	paste := t.Det.BracketedPaste() && t.Det.PasteOnAt() >= from
-	end := t.Log.End()
-	b, _ := t.Log.AppendRange(nil, max(t.Log.Start(), from, end-1024), end)
-	t.Mu.Unlock()
+	var paste bool
+	var b []byte
+	t.Src.View(func(st State) {
+		paste = st.Det.BracketedPaste() && st.Det.PasteOnAt() >= from
+		end := st.Log.End()
+		b, _ = st.Log.AppendRange(nil, max(st.Log.Start(), from, end-1024), end)
+	})
 	if paste {
 		return true, 0
 	}
@@ -206,7 +220,7 @@ func (t *Terminal) ShellEditsLine(from int64, shaped bool) (bool, time.Duration)
 // ShellIdle reports whether the session's shell owns the terminal, waits
 // to read it (where the kernel can tell; else after a longer quiet) and
 // output has been quiet: a shell without a line editor (dash) at its
-// prompt. It does not take Mu.
+// prompt. It does not hold Src still.
 // ShellStarting reports whether the shell is known to be busy before its
 // first prompt: the kernel says it is not waiting to read (its startup
 // files still run, or it waits for a program they started). False when

@@ -60,7 +60,7 @@ type Command struct {
 	// mark the start of the command's output.
 	AtPrompt bool
 	// Prompt is the rendered text at the cursor when the text was sent
-	// (the prompt the command was typed at, LearnPromptLocked), or "" when
+	// (the prompt the command was typed at, LearnPrompt), or "" when
 	// it did not look like a prompt.
 	Prompt string
 	// With ttymux's hook, the command ends at the DueD-th D mark after
@@ -135,14 +135,14 @@ type ownMarks struct {
 	bare                     bool // done has no C before it
 }
 
-// ownMarksLocked finds c's marks among those after its send: the D that
+// ownMarksIn finds c's marks among det's after its send: the D that
 // ends what ran before it (when it was typed ahead), then its own C and D.
-// t.Mu must be held.
-func (t *Terminal) ownMarksLocked(c *Command) ownMarks {
+// det is held still (inside Source.View).
+func ownMarksIn(det *Detector, c *Command) ownMarks {
 	var o ownMarks
 	due := max(c.DueD, 1)
 	n := 0
-	for _, m := range t.Det.marks {
+	for _, m := range det.marks {
 		if m.Off < c.SendOff {
 			continue
 		}
@@ -214,18 +214,25 @@ const (
 // output has been quiet long enough, or how long to wait before asking
 // again. A running program (a quiet sleep) is not waiting for a human.
 func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
-	t.Mu.Lock()
-	h := t.Held()
-	lastMark, hasMark := t.Det.Last()
-	prompt := ""
-	drawn := false // the prompt after the last D is drawn (its B mark came)
-	if c.NoEnter {
-		prompt = t.hookPromptLocked()
-		if hasMark && lastMark.Kind == MarkDone {
-			_, drawn = t.Det.PromptEndAfter(lastMark.End)
-		}
+	// One struct for what the view reads: the closure escapes, and each
+	// variable it sets would be an allocation of its own.
+	var q struct {
+		h              Held
+		lastMark       Mark
+		hasMark, drawn bool // drawn: the prompt after the last D is drawn (its B mark came)
+		prompt         string
 	}
-	t.Mu.Unlock()
+	t.Src.View(func(st State) {
+		q.h = st.Held
+		q.lastMark, q.hasMark = st.Det.Last()
+		if c.NoEnter {
+			q.prompt = hookPrompt(st)
+			if q.hasMark && q.lastMark.Kind == MarkDone {
+				_, q.drawn = st.Det.PromptEndAfter(q.lastMark.End)
+			}
+		}
+	})
+	h, lastMark, hasMark, prompt, drawn := q.h, q.lastMark, q.hasMark, q.prompt, q.drawn
 	last := h.LastOutput
 	from, need := last, humanQuiet
 	if !last.After(c.Sent) {
@@ -256,9 +263,8 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 	case "running":
 		// A full-screen program that draws without the alternate screen
 		// (top) hides the cursor while it runs.
-		t.Mu.Lock()
-		hidden := t.Det.CursorHiddenSince(c.SendOff)
-		t.Mu.Unlock()
+		var hidden bool
+		t.Src.View(func(st State) { hidden = st.Det.CursorHiddenSince(c.SendOff) })
 		if hidden && st.Foreground != "" {
 			st.State = "alt_screen"
 			return st, 0
@@ -296,10 +302,12 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 // [at, end): it turned bracketed paste on since from (readline and zle do
 // at every prompt), or the prompt is the one the command was typed at.
 func (t *Terminal) editorBack(c *Command, from, at, end int64) bool {
-	t.Mu.Lock()
-	paste := t.Det.BracketedPaste() && t.Det.PasteOnAt() >= from
-	b, _ := t.Log.AppendRange(nil, at, end)
-	t.Mu.Unlock()
+	var paste bool
+	var b []byte
+	t.Src.View(func(st State) {
+		paste = st.Det.BracketedPaste() && st.Det.PasteOnAt() >= from
+		b, _ = st.Log.AppendRange(nil, at, end)
+	})
 	if paste {
 		return true
 	}
@@ -313,30 +321,32 @@ func (t *Terminal) onlyEcho(c *Command) bool {
 	if len(c.Lines) == 0 || c.Anchor < 0 {
 		return false
 	}
-	t.Mu.Lock()
-	end := t.Log.End()
-	b, _ := t.Log.AppendRange(nil, c.Anchor, min(end, c.Anchor+4096))
-	t.Mu.Unlock()
+	var end int64
+	var b []byte
+	t.Src.View(func(st State) {
+		end = st.Log.End()
+		b, _ = st.Log.AppendRange(nil, c.Anchor, min(end, c.Anchor+4096))
+	})
 	if c.Anchor+4096 < end {
 		return false
 	}
 	return strings.TrimSpace(strings.Join(reduce.Render(b), "")) == ""
 }
 
-// hookPromptLocked returns the prompt the hooked shell drew last, rendered:
+// hookPrompt returns the prompt the hooked shell drew last, rendered:
 // from its last D mark to the end of that prompt (the B mark), or "" when
-// there is none. t.Mu must be held.
-func (t *Terminal) hookPromptLocked() string {
-	for i := len(t.Det.marks) - 1; i >= 0; i-- {
-		m := t.Det.marks[i]
+// there is none. st is held still (inside Source.View).
+func hookPrompt(st State) string {
+	for i := len(st.Det.marks) - 1; i >= 0; i-- {
+		m := st.Det.marks[i]
 		if m.Kind != MarkDone {
 			continue
 		}
-		e, ok := t.Det.PromptEndAfter(m.Off)
+		e, ok := st.Det.PromptEndAfter(m.Off)
 		if !ok || e-m.End > 4096 {
 			return ""
 		}
-		b, _ := t.Log.AppendRange(nil, m.End, e)
+		b, _ := st.Log.AppendRange(nil, m.End, e)
 		lines := reduce.Render(b)
 		if len(lines) == 0 {
 			return ""
@@ -358,19 +368,32 @@ func pendingLine(last, prompt string) string {
 	return strings.TrimSpace(last)
 }
 
-// Evaluate applies the verdict layers once, strongest first. poll says
-// the foreground must be polled (every PollEvery) because no output or
-// mark will announce completion; otherwise the next output, mark or end of
-// the session is the time to evaluate again. It updates what c carries from
-// one evaluation to the next (its anchor, how far until and mark have
-// scanned, what the shell layer saw), so c must not be evaluated by two
-// goroutines at once; evaluate a copy to look without waiting.
-func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
-	t.Mu.Lock()
-	h := t.Held()
-	end := t.Log.End()
+// evalRead is what Evaluate reads with the terminal held still.
+type evalRead struct {
+	end        int64
+	exited     bool
+	code       *int
+	o          ownMarks
+	done       Mark
+	doneOK     bool
+	cmd        Mark
+	cmdOK      bool
+	quietFor   time.Duration
+	bareWait   bool
+	ready      bool
+	hookTracks bool
+	markRegion []byte
+	region     []byte
+	markFrom   int64
+}
+
+// readEval is the part of Evaluate that reads the log and the detector:
+// st is held still (inside Source.View). It updates c's anchor.
+func (t *Terminal) readEval(st State, c *Command) evalRead {
+	h := st.Held
+	end := st.Log.End()
 	exited, code := h.Exited, h.ExitCode
-	o := t.ownMarksLocked(c)
+	o := ownMarksIn(st.Det, c)
 	done, doneOK, cmd, cmdOK := o.done, o.doneOK, o.cmd, o.cmdOK
 	quietFor := t.Now().Sub(h.LastOutput)
 	bareWait := false
@@ -381,7 +404,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	echoFrom := c.SendOff
 	if o.earlierOK {
 		echoFrom = o.earlier.End
-		if e, ok := t.Det.PromptEndAfter(o.earlier.Off); ok && c.NoC {
+		if e, ok := st.Det.PromptEndAfter(o.earlier.Off); ok && c.NoC {
 			// No C mark will say where its output starts: the echo
 			// (a line editor redraws the line typed ahead) comes after
 			// the prompt that follows the earlier D, not in it, and
@@ -411,7 +434,7 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 			if doneOK {
 				limit = done.Off
 			}
-			c.Anchor = t.echoEndLocked(c, echoFrom, limit, doneOK || exited)
+			c.Anchor = t.echoEnd(st.Log, c, echoFrom, limit, doneOK || exited)
 		}
 	}
 	hookTracks := ready && c.AtPrompt
@@ -419,12 +442,12 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 	markFrom := c.Anchor
 	if c.mark != nil && c.Anchor >= 0 {
 		markFrom = max(c.Anchor, c.markScanned-256)
-		markRegion, _ = t.Log.AppendRange(nil, markFrom, end)
+		markRegion, _ = st.Log.AppendRange(nil, markFrom, end)
 	}
 	var region []byte
 	if c.Until != nil && c.Anchor >= 0 {
 		from := max(c.Anchor, c.Scanned-4096)
-		region, _ = t.Log.AppendRange(nil, from, end)
+		region, _ = st.Log.AppendRange(nil, from, end)
 		if from > c.Anchor {
 			// Start at a line boundary so ^ anchors mean what they say.
 			if i := bytes.IndexByte(region, '\n'); i >= 0 {
@@ -432,7 +455,28 @@ func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
 			}
 		}
 	}
-	t.Mu.Unlock()
+	return evalRead{
+		end: end, exited: exited, code: code, o: o,
+		done: done, doneOK: doneOK, cmd: cmd, cmdOK: cmdOK,
+		quietFor: quietFor, bareWait: bareWait, ready: ready, hookTracks: hookTracks,
+		markRegion: markRegion, region: region, markFrom: markFrom,
+	}
+}
+
+// Evaluate applies the verdict layers once, strongest first. poll says
+// the foreground must be polled (every PollEvery) because no output or
+// mark will announce completion; otherwise the next output, mark or end of
+// the session is the time to evaluate again. It updates what c carries from
+// one evaluation to the next (its anchor, how far until and mark have
+// scanned, what the shell layer saw), so c must not be evaluated by two
+// goroutines at once; evaluate a copy to look without waiting.
+func (t *Terminal) Evaluate(c *Command) (v Verdict, poll bool) {
+	var r evalRead
+	t.Src.View(func(st State) { r = t.readEval(st, c) })
+	end, exited, code, o := r.end, r.exited, r.code, r.o
+	done, doneOK, cmd, cmdOK := r.done, r.doneOK, r.cmd, r.cmdOK
+	quietFor, bareWait, ready, hookTracks := r.quietFor, r.bareWait, r.ready, r.hookTracks
+	markRegion, region, markFrom := r.markRegion, r.region, r.markFrom
 
 	echoPending := c.Anchor < 0 && !(ready && c.AtPrompt && !doneOK && !exited && !c.NoC)
 	v = Verdict{Anchor: c.Anchor, End: end}
@@ -595,16 +639,16 @@ func (t *Terminal) markFound(c *Command, v *Verdict, region []byte, from int64) 
 	return true
 }
 
-// echoEndLocked finds where the echo of the typed lines ends, scanning from
-// the send offset up to limit. It returns -1 while the echo may still be
-// arriving. final says no more output will belong to the command. t.Mu must
-// be held.
-func (t *Terminal) echoEndLocked(c *Command, from, limit int64, final bool) int64 {
+// echoEnd finds where the echo of the typed lines ends in log, scanning
+// from the send offset up to limit. It returns -1 while the echo may still
+// be arriving. final says no more output will belong to the command. log is
+// held still (inside Source.View).
+func (t *Terminal) echoEnd(log Log, c *Command, from, limit int64, final bool) int64 {
 	pos := from
 	if len(c.Lines) == 0 {
 		return pos
 	}
-	b, _ := t.Log.AppendRange(nil, pos, min(limit, pos+64<<10))
+	b, _ := log.AppendRange(nil, pos, min(limit, pos+64<<10))
 	for _, line := range c.Lines {
 		nl := bytes.IndexByte(b, '\n')
 		if nl < 0 {
@@ -703,10 +747,11 @@ func echoes(got, want string) bool {
 // a shell with an empty prompt cannot be told from one whose last chunks
 // the PTY has not delivered yet.
 func (t *Terminal) unfinishedLine(c *Command, from, end int64) bool {
-	t.Mu.Lock()
-	b, _ := t.Log.AppendRange(nil, max(from, end-1024), end)
-	before, _ := t.Log.AppendRange(nil, max(t.Log.Start(), c.SendOff-1024), c.SendOff)
-	t.Mu.Unlock()
+	var b, before []byte
+	t.Src.View(func(st State) {
+		b, _ = st.Log.AppendRange(nil, max(from, end-1024), end)
+		before, _ = st.Log.AppendRange(nil, max(st.Log.Start(), c.SendOff-1024), c.SendOff)
+	})
 	got := lastLine(b)
 	if got == "" {
 		return true
@@ -751,9 +796,8 @@ func (t *Terminal) unread() bool {
 // starts: the prompt the shell drew after the command, which is not part of
 // its output.
 func (t *Terminal) promptStart(from, end int64) int64 {
-	t.Mu.Lock()
-	defer t.Mu.Unlock()
-	b, _ := t.Log.AppendRange(nil, max(from, end-4096), end)
+	var b []byte
+	t.Src.View(func(st State) { b, _ = st.Log.AppendRange(nil, max(from, end-4096), end) })
 	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 		return end - int64(len(b)-i-1)
 	}
@@ -766,9 +810,8 @@ func (t *Terminal) promptStart(from, end int64) int64 {
 // markEchoEnd returns the offset just after the line holding the last echo
 // of the sentinel's command line before end, or -1.
 func (t *Terminal) markEchoEnd(c *Command, end int64) int64 {
-	t.Mu.Lock()
-	b, _ := t.Log.AppendRange(nil, c.Anchor, end)
-	t.Mu.Unlock()
+	var b []byte
+	t.Src.View(func(st State) { b, _ = st.Log.AppendRange(nil, c.Anchor, end) })
 	i := bytes.LastIndex(b, []byte(c.markEcho))
 	if i < 0 {
 		return -1

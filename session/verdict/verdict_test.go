@@ -66,12 +66,18 @@ func newFakeTerm(nonce string, shell bool) *fakeTerm {
 	f := &fakeTerm{log: ring.New(1 << 20), det: NewDetector(nonce, 0), now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	f.held.LastOutput = f.now
 	f.t = Terminal{
-		Mu: &f.mu, Log: f.log, Det: f.det, Conn: &f.conn, Shell: shell,
-		Held:      func() Held { return f.held },
+		Src: f, Conn: &f.conn, Shell: shell,
 		AltScreen: func() bool { return f.alt },
 		Now:       func() time.Time { return f.now },
 	}
 	return f
+}
+
+// View holds the fake terminal still, as the session's terminal does.
+func (f *fakeTerm) View(fn func(State)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(State{Log: f.log, Det: f.det, Held: f.held})
 }
 
 // out is output arriving now; the marks in it count once ready.
@@ -97,7 +103,7 @@ func (f *fakeTerm) send(typed string, until *regexp.Regexp) *Command {
 	*c = NewCommand(f.log.End(), f.now, typed, until)
 	last, ok := f.det.Last()
 	c.AtPrompt = ok && last.Kind != MarkCommand
-	c.Prompt = f.t.LearnPromptLocked()
+	c.Prompt = LearnPrompt(f.log)
 	c.NeedC = c.AtPrompt && f.held.Ready && typed != ""
 	return c
 }
