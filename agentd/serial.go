@@ -1,9 +1,7 @@
 package agentd
 
 import (
-	"context"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +54,7 @@ func (s *Server) startSerial(id string, seq int, req agentproto.Create) (*sessio
 	if err != nil {
 		return nil, err
 	}
-	sess.port = port
+	sess.dev = &serialDevice{port: port, log: sess.log}
 	s.wg.Add(1)
 	go sess.readLoop()
 	return sess, nil
@@ -74,21 +72,13 @@ func (sess *session) setLink(state string) {
 	sess.srv.event(EventLink, sess.id, state)
 }
 
-// endSerial closes the port once its reader has stopped (rerr) and says
-// why the session ended: closed (Kill, shutdown) is a plain Exit; a device
-// that went away without Reconnect is an Exit with a Message.
-func (sess *session) endSerial(rerr error) agentproto.Exit {
-	sess.hangup()
-	err := sess.port.Wait()
-	if err == nil && !errors.Is(rerr, os.ErrClosed) {
-		err = rerr // a read error other than the close
+// breakLength checks a BREAK's length in milliseconds.
+func breakLength(millis int64) (time.Duration, error) {
+	d := time.Duration(millis) * time.Millisecond
+	if millis < 0 || d > maxBreak {
+		return 0, errors.New("a BREAK of " + strconv.FormatInt(millis, 10) + " ms is out of range: give 1 to " + strconv.FormatInt(maxBreak.Milliseconds(), 10) + " ms, or 0 for 250 ms")
 	}
-	if err == nil {
-		return agentproto.Exit{}
-	}
-	// 255, as ssh(1) reports an unknown status, for clients that predate
-	// Message.
-	return agentproto.Exit{Status: 255, Message: err.Error()}
+	return d, nil
 }
 
 // notSerial answers a serial-only request on a PTY session.
@@ -99,15 +89,10 @@ func (sess *session) notSerial(what string) agentproto.Reply {
 
 // sendBreak sends a line BREAK and answers once it has ended.
 func (sess *session) sendBreak(m agentproto.Break) agentproto.Reply {
-	if sess.port == nil {
+	switch err := sess.dev.sendBreak(m.Millis); {
+	case errors.Is(err, errNoSuch):
 		return sess.notSerial("BREAK")
-	}
-	d := time.Duration(m.Millis) * time.Millisecond
-	if m.Millis < 0 || d > maxBreak {
-		return agentproto.Reply{Status: agentproto.StatusFailed,
-			Message: "a BREAK of " + strconv.FormatInt(m.Millis, 10) + " ms is out of range: give 1 to " + strconv.FormatInt(maxBreak.Milliseconds(), 10) + " ms, or 0 for 250 ms"}
-	}
-	if err := sess.port.Break(context.Background(), d); err != nil {
+	case err != nil:
 		return agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}
 	}
 	return agentproto.Reply{Status: agentproto.StatusOK}
@@ -116,11 +101,10 @@ func (sess *session) sendBreak(m agentproto.Break) agentproto.Reply {
 // setModem sets DTR or RTS. A device without the line answers
 // StatusUnsupported with serialport's explanation.
 func (sess *session) setModem(m agentproto.Modem) agentproto.Reply {
-	if sess.port == nil {
-		return sess.notSerial(strings.ToUpper(m.Line))
-	}
-	err := sess.port.SetModemLine(serialport.ModemLine(strings.ToLower(m.Line)), m.On)
+	err := sess.dev.setModem(m.Line, m.On)
 	switch {
+	case errors.Is(err, errNoSuch):
+		return sess.notSerial(strings.ToUpper(m.Line))
 	case err == nil:
 		return agentproto.Reply{Status: agentproto.StatusOK}
 	case errors.Is(err, serialport.ErrUnsupported):
