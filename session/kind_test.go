@@ -191,3 +191,60 @@ func TestSplitID(t *testing.T) {
 		t.Errorf(`JoinID("", "s2") = %q, want s2`, got)
 	}
 }
+
+// typedConn is an echoConn that keeps every byte typed into it.
+type typedConn struct {
+	*echoConn
+	mu    sync.Mutex // protects typed
+	typed bytes.Buffer
+}
+
+func (c *typedConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.typed.Write(p)
+	c.mu.Unlock()
+	return c.echoConn.Write(p)
+}
+
+func (c *typedConn) Typed() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.typed.String()
+}
+
+type typedOpener struct{ conns chan *typedConn }
+
+func (o typedOpener) Open(context.Context, transport.Target) (transport.Conn, error) {
+	c := &typedConn{echoConn: newEchoConn()}
+	o.conns <- c
+	return c, nil
+}
+
+// TestKindInput: the input options a kind's Prepare sets are how its
+// sessions are typed into (its Enter here), and a line ending the open
+// asks for wins over them.
+func TestKindInput(t *testing.T) {
+	op := typedOpener{conns: make(chan *typedConn, 2)}
+	k := session.Kind{
+		Name:    "lf",
+		Opener:  op,
+		Prepare: func(o *session.Opening) { o.Shell, o.Input.Enter = false, "\n" },
+	}
+	m := session.NewManager(session.Options{Kinds: []session.Kind{k}, StateDir: t.TempDir()})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for _, tt := range []struct{ ending, want string }{{"", "hi\n"}, {"crlf", "hi\r\n"}} {
+		s, err := m.Open(ctx, session.OpenRequest{Transport: "lf", LineEnding: tt.ending})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := <-op.conns
+		if _, err := s.Send(ctx, session.SendRequest{Text: "hi", Enter: true, Wait: true, Until: "you said: hi", Timeout: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Typed(); got != tt.want {
+			t.Errorf("line ending %q: typed %q, want %q", tt.ending, got, tt.want)
+		}
+	}
+}
