@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/agentd/agentproto"
-	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/internal/serialport"
 )
 
@@ -20,33 +19,8 @@ const maxBreak = 10 * time.Second
 // the device sends, in the same ring as a program's; it has no process
 // (Pid 0, no foreground monitor). The caller holds s.mu.
 func (s *Server) startSerial(id string, seq int, req agentproto.Create) (*session, error) {
-	rows, cols := req.Rows, req.Cols
-	if rows <= 0 {
-		rows = defaultRows
-	}
-	if cols <= 0 {
-		cols = defaultCols
-	}
-	r := ring.New(s.opts.RingSize)
-	sess := &session{
-		id:      id,
-		seq:     seq,
-		srv:     s,
-		log:     s.log.With("session", id),
-		kind:    agentproto.KindSerial,
-		command: clip("serial " + req.Command),
-		created: time.Now(),
-		done:    make(chan struct{}),
-		kickMon: make(chan struct{}, 1),
-		ring:    r,
-		ix:      ring.NewLineIndex(r),
-		times:   ring.NewTimes(r),
-		wake:    make(chan struct{}),
-		rows:    rows,
-		cols:    cols,
-		meta:    req.Meta,
-		link:    agentproto.LinkUp,
-	}
+	sess := s.newSession(id, seq, req)
+	sess.kind, sess.command, sess.link = agentproto.KindSerial, clip("serial "+req.Command), agentproto.LinkUp
 	line := req.Serial
 	port, err := serialport.Open(req.Command, serialport.Params{
 		Baud: line.Baud, DataBits: line.DataBits, Parity: line.Parity, StopBits: line.StopBits, FlowControl: line.FlowControl,

@@ -84,13 +84,7 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	if path == "" {
 		path, args = s.opts.Shell, nil
 	}
-	rows, cols := req.Rows, req.Cols
-	if rows <= 0 {
-		rows = defaultRows
-	}
-	if cols <= 0 {
-		cols = defaultCols
-	}
+	sess := s.newSession(id, seq, req)
 	dir := req.Dir
 	if dir == "" {
 		// Like an SSH login: the agent's own directory is an accident of
@@ -107,19 +101,35 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	case !hasKey(req.Env, "TERM"):
 		env = append(env, "TERM=xterm-256color")
 	}
-	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: rows, Cols: cols, Confine: req.Confine})
+	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: sess.rows, Cols: sess.cols, Confine: req.Confine})
 	if err != nil {
 		return nil, err
 	}
-	command := clip(strings.Join(append([]string{path}, args...), " "))
+	sess.dev, sess.kind = &ptyDevice{proc: proc, log: sess.log}, agentproto.KindPTY
+	sess.pid = proc.Pid()
+	sess.command = clip(strings.Join(append([]string{path}, args...), " "))
+	s.wg.Add(2)
+	go sess.readLoop()
+	go sess.monitor()
+	return sess, nil
+}
+
+// newSession is the session req asks for before its device is open: the
+// caller sets the device, its kind and how it is shown.
+func (s *Server) newSession(id string, seq int, req agentproto.Create) *session {
+	rows, cols := req.Rows, req.Cols
+	if rows <= 0 {
+		rows = defaultRows
+	}
+	if cols <= 0 {
+		cols = defaultCols
+	}
 	r := ring.New(s.opts.RingSize)
-	sess := &session{
+	return &session{
 		id:      id,
 		seq:     seq,
 		srv:     s,
 		log:     s.log.With("session", id),
-		pid:     proc.Pid(),
-		command: command,
 		created: time.Now(),
 		done:    make(chan struct{}),
 		kickMon: make(chan struct{}, 1),
@@ -131,11 +141,6 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 		cols:    cols,
 		meta:    req.Meta,
 	}
-	sess.dev = &ptyDevice{proc: proc, log: sess.log}
-	s.wg.Add(2)
-	go sess.readLoop()
-	go sess.monitor()
-	return sess, nil
 }
 
 // clip bounds a command line for SessionInfo.Command.
