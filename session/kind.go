@@ -124,8 +124,8 @@ type Opening struct {
 }
 
 // Input are a kind's input options: how its sessions are typed into by
-// default. What an open or a send asks for wins (OpenRequest.LineEnding,
-// Session.SetPacing, SendRequest.Pacing).
+// default. What an open or a send asks for wins (OpenRequest.Input and
+// LineEnding, Session.SetPacing, SendRequest.Pacing).
 type Input struct {
 	// Enter is what Enter sends: "\r" when empty.
 	Enter string

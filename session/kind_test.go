@@ -221,23 +221,34 @@ func (o typedOpener) Open(context.Context, transport.Target) (transport.Conn, er
 }
 
 // TestKindInput: the input options a kind's Prepare sets are how its
-// sessions are typed into (its Enter here), and a line ending the open
-// asks for wins over them.
+// sessions are typed into (its Enter and pacing here), and what the open
+// asks for (a line ending, a pacing) wins over them.
 func TestKindInput(t *testing.T) {
 	op := typedOpener{conns: make(chan *typedConn, 2)}
 	k := session.Kind{
 		Name:    "lf",
 		Opener:  op,
-		Prepare: func(o *session.Opening) { o.Shell, o.Input.Enter = false, "\n" },
+		Prepare: func(o *session.Opening) {
+			o.Shell, o.Input.Enter, o.Input.Pacing = false, "\n", session.Pacing{Line: time.Millisecond}
+		},
 	}
 	m := session.NewManager(session.Options{Kinds: []session.Kind{k}, StateDir: t.TempDir()})
 	t.Cleanup(m.CloseAll)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	for _, tt := range []struct{ ending, want string }{{"", "hi\n"}, {"crlf", "hi\r\n"}} {
-		s, err := m.Open(ctx, session.OpenRequest{Transport: "lf", LineEnding: tt.ending})
+	for _, tt := range []struct {
+		ending, want string
+		pace, wantPace session.Pacing
+	}{
+		{"", "hi\n", session.Pacing{}, session.Pacing{Line: time.Millisecond}},
+		{"crlf", "hi\r\n", session.Pacing{Char: time.Millisecond}, session.Pacing{Char: time.Millisecond}},
+	} {
+		s, err := m.Open(ctx, session.OpenRequest{Transport: "lf", LineEnding: tt.ending, Input: session.Input{Pacing: tt.pace}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got := s.Pacing(); got != tt.wantPace {
+			t.Errorf("open with pacing %+v: the session paces %+v, want %+v", tt.pace, got, tt.wantPace)
 		}
 		c := <-op.conns
 		if _, err := s.Send(ctx, session.SendRequest{Text: "hi", Enter: true, Wait: true, Until: "you said: hi", Timeout: 10 * time.Second}); err != nil {

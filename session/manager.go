@@ -109,6 +109,9 @@ type OpenRequest struct {
 	// LineEnding is what Enter sends: "cr" (default), "lf" or "crlf". Serial
 	// consoles differ.
 	LineEnding string
+	// Input are this open's input options (pacing): a zero field leaves
+	// the kind's (Opening.Input).
+	Input Input
 	// Persistent asks for a session kept by the agent, which survives this
 	// server. When no agent can be had, the session lives in this process
 	// and OpenNote says why.
@@ -221,6 +224,12 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	}
 	if k.Prepare != nil {
 		k.Prepare(o)
+	}
+	if !req.Input.Pacing.IsZero() {
+		o.Input.Pacing = req.Input.Pacing
+	}
+	if req.Input.Enter != "" {
+		o.Input.Enter = req.Input.Enter
 	}
 	if req.LineEnding == "" && o.Input.Enter != "" {
 		enter = o.Input.Enter

@@ -733,6 +733,7 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 		Record:     in.Record,
 		RecordPath: in.RecordPath,
 		LineEnding: in.LineEnding,
+		Input:      session.Input{Pacing: pace},
 		Target: transport.Target{
 			Command: in.Port,
 			Spec: transport.SerialParams{
@@ -747,7 +748,6 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_serial: %w", err)
 	}
-	s.SetPacing(pace)
 	out := OpenOut{Info: s.Info(), Note: joinNote(s.OpenNote(), lineNote)}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output
