@@ -226,8 +226,8 @@ func (o typedOpener) Open(context.Context, transport.Target) (transport.Conn, er
 func TestKindInput(t *testing.T) {
 	op := typedOpener{conns: make(chan *typedConn, 2)}
 	k := session.Kind{
-		Name:    "lf",
-		Opener:  op,
+		Name:   "lf",
+		Opener: op,
 		Prepare: func(o *session.Opening) {
 			o.Shell, o.Input.Enter, o.Input.Pacing = false, "\n", session.Pacing{Line: time.Millisecond}
 		},
@@ -237,7 +237,7 @@ func TestKindInput(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	for _, tt := range []struct {
-		ending, want string
+		ending, want   string
 		pace, wantPace session.Pacing
 	}{
 		{"", "hi\n", session.Pacing{}, session.Pacing{Line: time.Millisecond}},
