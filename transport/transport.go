@@ -5,6 +5,10 @@
 // sub-packages (local, sshconn, serial, agent) and never import the session
 // layer; the session layer never imports them. cmd/ttymux wires the two.
 //
+// A Target holds what every kind of transport reads; what one kind alone
+// needs is a Spec of that kind's type (SSHParams, SerialParams, or a new
+// transport's own), so that adding a transport adds no field here.
+//
 // Concurrency: a Conn's Read, Write and Close may be called from different
 // goroutines. Exactly one goroutine should Read (the session's pump).
 package transport
