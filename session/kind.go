@@ -40,6 +40,11 @@ type Kind struct {
 	// from what it was opened with (for a kept session an earlier server
 	// opened: its Command is the keeper's). nil means Name.
 	PolicyHost func(t transport.Target) string
+	// PolicyNames returns every name a policy host of this kind goes by,
+	// host first, when they are several (a serial device's paths: a rule
+	// for any of them applies); nil for a host that is not this kind's, or
+	// of one name. nil: one name each.
+	PolicyNames func(host string) []string
 	// OpenLine is the command line an open runs as the policy sees it; ""
 	// (and nil) for an interactive shell.
 	OpenLine func(t transport.Target) string
@@ -224,6 +229,25 @@ func (k Kind) policyHost(t transport.Target, host string) string {
 		return k.PolicyHost(t)
 	}
 	return k.Name
+}
+
+// policyNames is the policy's Names: what the first kind that knows a host
+// calls it.
+func policyNames(kinds []Kind) func(host string) []string {
+	var fs []func(string) []string
+	for _, k := range kinds {
+		if k.PolicyNames != nil {
+			fs = append(fs, k.PolicyNames)
+		}
+	}
+	return func(host string) []string {
+		for _, f := range fs {
+			if names := f(host); len(names) > 0 {
+				return names
+			}
+		}
+		return nil
+	}
 }
 
 // port is the device of a session of kind k opened with t, or "".

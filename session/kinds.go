@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -146,7 +147,10 @@ func SerialKind(op transport.Opener) Kind {
 		// Command is the port, also for a kept session an earlier server
 		// opened (the agent's command is the port).
 		PolicyHost: func(t transport.Target) string { return "serial:" + t.Command },
-		Port:       func(t transport.Target) string { return t.Command },
+		// One device has several paths (by-id links, the kernel name): a
+		// rule for any of them is the device's.
+		PolicyNames: policy.SerialHostNames,
+		Port:        func(t transport.Target) string { return t.Command },
 		// Files go through the console, in chunks a slow line takes.
 		Files: Files{InbandChunk: 4 << 10},
 	}

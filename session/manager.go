@@ -98,6 +98,10 @@ func NewManager(opts Options) *Manager {
 	for _, k := range opts.Kinds {
 		kinds[k.Name] = k
 	}
+	if opts.Policy != nil && opts.Policy.Names == nil {
+		// The policy matches a host by every name its kind gives it.
+		opts.Policy = opts.Policy.WithNames(policyNames(opts.Kinds))
+	}
 	return &Manager{opts: opts, log: log, kinds: kinds, now: time.Now, sessions: map[string]*Session{}}
 }
 
