@@ -259,3 +259,27 @@ func TestKindInput(t *testing.T) {
 		}
 	}
 }
+
+// TestKindSecrets: what a kind names as its target's secrets (an SSH
+// password) never comes back in a result, should the far end echo it.
+func TestKindSecrets(t *testing.T) {
+	op := echoOpener{opened: make(chan transport.Target, 1)}
+	k := fakeKind(op)
+	k.Secrets = func(transport.Target) []string { return []string{"hunter2hunter2"} }
+	m := session.NewManager(session.Options{Kinds: []session.Kind{k}, StateDir: t.TempDir()})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "fake", Target: transport.Target{Command: "console0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-op.opened
+	r, err := s.Send(ctx, session.SendRequest{Text: "pw is hunter2hunter2", Enter: true, Wait: true, Until: "you said: ", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Output, "hunter2") || !strings.Contains(r.Output, "********") {
+		t.Errorf("output %q: the kind's secret is shown, or not masked", r.Output)
+	}
+}

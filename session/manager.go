@@ -290,7 +290,10 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	s.target = req.Target
 	if sec := k.secrets(t); len(sec) > 0 {
 		// Should the far end ever echo one, results show ******** instead.
+		// The pump already runs: results read secrets under mu.
+		s.mu.Lock()
 		s.secrets = append(s.secrets, sec...)
+		s.mu.Unlock()
 	}
 	switch {
 	case o.Nonce != "":
