@@ -4,9 +4,10 @@
 // ttymux server, the AI client and SSH connections coming and going;
 // clients reattach and ask for "output from offset N".
 //
-// It owns, per session: the child process and its PTY (internal/ptyproc) or,
-// for a serial session, the open serial port and its link state
-// (internal/serialport, serial.go), a bounded ring of the output addressed by
+// It owns, per session: a device, behind one interface (device.go): the
+// child process and its PTY (internal/ptyproc) or, for a serial session,
+// the open serial port and its link state (internal/serialport, serial.go);
+// a bounded ring of the output addressed by
 // absolute offset with a line index (internal/ring), the exit status once
 // known, the window size, and opaque client metadata. It serves the protocol of agentd/agentproto on a
 // Unix socket in a per-user 0700 directory, checks each peer's uid

@@ -1,15 +1,12 @@
 package agentd
 
 import (
-	"context"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ttymux/ttymux/agentd/agentproto"
-	"github.com/ttymux/ttymux/internal/ring"
 	"github.com/ttymux/ttymux/internal/serialport"
 )
 
@@ -22,33 +19,8 @@ const maxBreak = 10 * time.Second
 // the device sends, in the same ring as a program's; it has no process
 // (Pid 0, no foreground monitor). The caller holds s.mu.
 func (s *Server) startSerial(id string, seq int, req agentproto.Create) (*session, error) {
-	rows, cols := req.Rows, req.Cols
-	if rows <= 0 {
-		rows = defaultRows
-	}
-	if cols <= 0 {
-		cols = defaultCols
-	}
-	r := ring.New(s.opts.RingSize)
-	sess := &session{
-		id:      id,
-		seq:     seq,
-		srv:     s,
-		log:     s.log.With("session", id),
-		kind:    agentproto.KindSerial,
-		command: clip("serial " + req.Command),
-		created: time.Now(),
-		done:    make(chan struct{}),
-		kickMon: make(chan struct{}, 1),
-		ring:    r,
-		ix:      ring.NewLineIndex(r),
-		times:   ring.NewTimes(r),
-		wake:    make(chan struct{}),
-		rows:    rows,
-		cols:    cols,
-		meta:    req.Meta,
-		link:    agentproto.LinkUp,
-	}
+	sess := s.newSession(id, seq, req)
+	sess.kind, sess.command, sess.link = agentproto.KindSerial, clip("serial "+req.Command), agentproto.LinkUp
 	line := req.Serial
 	port, err := serialport.Open(req.Command, serialport.Params{
 		Baud: line.Baud, DataBits: line.DataBits, Parity: line.Parity, StopBits: line.StopBits, FlowControl: line.FlowControl,
@@ -56,7 +28,7 @@ func (s *Server) startSerial(id string, seq int, req agentproto.Create) (*sessio
 	if err != nil {
 		return nil, err
 	}
-	sess.port = port
+	sess.dev = &serialDevice{port: port, log: sess.log}
 	s.wg.Add(1)
 	go sess.readLoop()
 	return sess, nil
@@ -74,21 +46,13 @@ func (sess *session) setLink(state string) {
 	sess.srv.event(EventLink, sess.id, state)
 }
 
-// endSerial closes the port once its reader has stopped (rerr) and says
-// why the session ended: closed (Kill, shutdown) is a plain Exit; a device
-// that went away without Reconnect is an Exit with a Message.
-func (sess *session) endSerial(rerr error) agentproto.Exit {
-	sess.hangup()
-	err := sess.port.Wait()
-	if err == nil && !errors.Is(rerr, os.ErrClosed) {
-		err = rerr // a read error other than the close
+// breakLength checks a BREAK's length in milliseconds.
+func breakLength(millis int64) (time.Duration, error) {
+	d := time.Duration(millis) * time.Millisecond
+	if millis < 0 || d > maxBreak {
+		return 0, errors.New("a BREAK of " + strconv.FormatInt(millis, 10) + " ms is out of range: give 1 to " + strconv.FormatInt(maxBreak.Milliseconds(), 10) + " ms, or 0 for 250 ms")
 	}
-	if err == nil {
-		return agentproto.Exit{}
-	}
-	// 255, as ssh(1) reports an unknown status, for clients that predate
-	// Message.
-	return agentproto.Exit{Status: 255, Message: err.Error()}
+	return d, nil
 }
 
 // notSerial answers a serial-only request on a PTY session.
@@ -99,15 +63,10 @@ func (sess *session) notSerial(what string) agentproto.Reply {
 
 // sendBreak sends a line BREAK and answers once it has ended.
 func (sess *session) sendBreak(m agentproto.Break) agentproto.Reply {
-	if sess.port == nil {
+	switch err := sess.dev.sendBreak(m.Millis); {
+	case errors.Is(err, errNoSuch):
 		return sess.notSerial("BREAK")
-	}
-	d := time.Duration(m.Millis) * time.Millisecond
-	if m.Millis < 0 || d > maxBreak {
-		return agentproto.Reply{Status: agentproto.StatusFailed,
-			Message: "a BREAK of " + strconv.FormatInt(m.Millis, 10) + " ms is out of range: give 1 to " + strconv.FormatInt(maxBreak.Milliseconds(), 10) + " ms, or 0 for 250 ms"}
-	}
-	if err := sess.port.Break(context.Background(), d); err != nil {
+	case err != nil:
 		return agentproto.Reply{Status: agentproto.StatusFailed, Message: err.Error()}
 	}
 	return agentproto.Reply{Status: agentproto.StatusOK}
@@ -116,11 +75,10 @@ func (sess *session) sendBreak(m agentproto.Break) agentproto.Reply {
 // setModem sets DTR or RTS. A device without the line answers
 // StatusUnsupported with serialport's explanation.
 func (sess *session) setModem(m agentproto.Modem) agentproto.Reply {
-	if sess.port == nil {
-		return sess.notSerial(strings.ToUpper(m.Line))
-	}
-	err := sess.port.SetModemLine(serialport.ModemLine(strings.ToLower(m.Line)), m.On)
+	err := sess.dev.setModem(m.Line, m.On)
 	switch {
+	case errors.Is(err, errNoSuch):
+		return sess.notSerial(strings.ToUpper(m.Line))
 	case err == nil:
 		return agentproto.Reply{Status: agentproto.StatusOK}
 	case errors.Is(err, serialport.ErrUnsupported):

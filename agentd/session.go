@@ -2,7 +2,6 @@ package agentd
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"github.com/ttymux/ttymux/agentd/agentproto"
 	"github.com/ttymux/ttymux/internal/ptyproc"
 	"github.com/ttymux/ttymux/internal/ring"
-	"github.com/ttymux/ttymux/internal/serialport"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -42,16 +40,15 @@ const (
 	floodKicks = 8
 )
 
-// A session is one program on a PTY, or one serial port, held by the
-// agent.
+// A session is one device held by the agent: a program on a PTY, or a
+// serial port (device.go).
 type session struct {
 	id      string
 	seq     int
 	srv     *Server
 	log     *slog.Logger
 	kind    agentproto.Kind
-	proc    *ptyproc.Proc    // KindPTY
-	port    *serialport.Port // KindSerial (serial.go)
+	dev     device // the PTY or the port (device.go)
 	pid     int
 	command string // the command line, for humans
 	created time.Time
@@ -88,13 +85,7 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	if path == "" {
 		path, args = s.opts.Shell, nil
 	}
-	rows, cols := req.Rows, req.Cols
-	if rows <= 0 {
-		rows = defaultRows
-	}
-	if cols <= 0 {
-		cols = defaultCols
-	}
+	sess := s.newSession(id, seq, req)
 	dir := req.Dir
 	if dir == "" {
 		// Like an SSH login: the agent's own directory is an accident of
@@ -111,20 +102,35 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 	case !hasKey(req.Env, "TERM"):
 		env = append(env, "TERM=xterm-256color")
 	}
-	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: rows, Cols: cols, Confine: req.Confine})
+	proc, err := ptyproc.Start(ptyproc.Spec{Path: path, Args: args, Dir: dir, Env: env, Rows: sess.rows, Cols: sess.cols, Confine: req.Confine})
 	if err != nil {
 		return nil, err
 	}
-	command := clip(strings.Join(append([]string{path}, args...), " "))
+	sess.dev, sess.kind = &ptyDevice{proc: proc, log: sess.log}, agentproto.KindPTY
+	sess.pid = proc.Pid()
+	sess.command = clip(strings.Join(append([]string{path}, args...), " "))
+	s.wg.Add(2)
+	go sess.readLoop()
+	go sess.monitor()
+	return sess, nil
+}
+
+// newSession is the session req asks for before its device is open: the
+// caller sets the device, its kind and how it is shown.
+func (s *Server) newSession(id string, seq int, req agentproto.Create) *session {
+	rows, cols := req.Rows, req.Cols
+	if rows <= 0 {
+		rows = defaultRows
+	}
+	if cols <= 0 {
+		cols = defaultCols
+	}
 	r := ring.New(s.opts.RingSize)
-	sess := &session{
+	return &session{
 		id:      id,
 		seq:     seq,
 		srv:     s,
 		log:     s.log.With("session", id),
-		proc:    proc,
-		pid:     proc.Pid(),
-		command: command,
 		created: time.Now(),
 		done:    make(chan struct{}),
 		kickMon: make(chan struct{}, 1),
@@ -136,10 +142,6 @@ func (s *Server) startSession(id string, seq int, req agentproto.Create) (*sessi
 		cols:    cols,
 		meta:    req.Meta,
 	}
-	s.wg.Add(2)
-	go sess.readLoop()
-	go sess.monitor()
-	return sess, nil
 }
 
 // clip bounds a command line for SessionInfo.Command.
@@ -220,51 +222,26 @@ func (sess *session) readLoop() {
 	if exit.Signal != "" {
 		detail = "signal " + exit.Signal
 	}
-	if sess.port != nil {
-		sess.log.Info("serial port closed", "why", exit.Message, "bytes", end)
-	} else {
-		sess.log.Info("child exited", "status", exit.Status, "signal", exit.Signal, "bytes", end)
-	}
+	sess.dev.ended(exit, end)
 	sess.srv.event(EventChildExited, sess.id, detail)
 	sess.srv.kickJanitor()
 	sess.hangup() // releases the master; the child is already reaped
 }
 
-func (sess *session) read(p []byte) (int, error) {
-	if sess.port != nil {
-		return sess.port.Read(p)
-	}
-	return sess.proc.Read(p)
-}
+func (sess *session) read(p []byte) (int, error) { return sess.dev.Read(p) }
 
-// write writes a client's input to the PTY or the serial port. Input
-// starts a burst of foreground checks: a typed command may start a program
-// before it prints anything.
+// write writes a client's input to the device. Input starts a burst of
+// foreground checks: a typed command may start a program before it prints
+// anything.
 func (sess *session) write(p []byte) (int, error) {
-	if sess.port != nil {
-		return sess.port.Write(p)
-	}
-	n, err := sess.proc.Write(p)
+	n, err := sess.dev.Write(p)
 	sess.kickMonitor()
 	return n, err
 }
 
 // end works out the Exit once the reader has seen the end of the output
 // (rerr).
-func (sess *session) end(rerr error) agentproto.Exit {
-	if sess.port != nil {
-		return sess.endSerial(rerr)
-	}
-	if !errors.Is(rerr, io.EOF) {
-		// Hung up (Kill, shutdown) or a broken PTY: make sure the child
-		// goes, so that Wait returns.
-		if !errors.Is(rerr, os.ErrClosed) {
-			sess.log.Warn("read pty", "err", rerr)
-		}
-		sess.hangup()
-	}
-	return exitOf(sess.proc.Wait())
-}
+func (sess *session) end(rerr error) agentproto.Exit { return sess.dev.end(rerr) }
 
 // exitOf turns ptyproc's Wait result into an Exit message. Status is
 // 128+n for signal n, as shells report it in $?.
@@ -282,20 +259,9 @@ func exitOf(err error) agentproto.Exit {
 	}
 }
 
-// hangup closes the PTY master: the kernel sends SIGHUP to the program, and
-// ptyproc kills it if it is still there a second later. It returns once
+// hangup releases the device (device.hangup). For a PTY it returns once
 // the child has been reaped.
-func (sess *session) hangup() {
-	if sess.port != nil {
-		if err := sess.port.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
-			sess.log.Debug("close serial port", "err", err)
-		}
-		return
-	}
-	if err := sess.proc.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
-		sess.log.Debug("hang up", "err", err)
-	}
-}
+func (sess *session) hangup() { sess.dev.hangup() }
 
 // monitor watches the foreground process group and the ECHO flag while at
 // least one client is attached: after output or input (at most every
@@ -422,18 +388,11 @@ func (w *sweeper) loop(stop chan struct{}) {
 // checkForeground reads the foreground process group and the ECHO flag and,
 // if they changed, publishes them to the clients.
 func (sess *session) checkForeground() {
-	if sess.proc == nil {
-		return // a serial port has no processes
-	}
 	sess.fgMu.Lock()
 	defer sess.fgMu.Unlock()
-	pgid, name, err := sess.proc.Foreground()
-	if err != nil || pgid <= 0 {
-		return // hung up or exited: the Exit says the rest
-	}
-	echo, err := sess.proc.Echo()
-	if err != nil {
-		return
+	pgid, name, echo, ok := sess.dev.foreground()
+	if !ok {
+		return // no processes (a port), hung up or exited
 	}
 	fg := agentproto.Foreground{Pgid: pgid, Name: name, IsShell: pgid == sess.pid, Echo: echo}
 	sess.mu.Lock()
@@ -502,12 +461,7 @@ func (sess *session) infoLocked() agentproto.SessionInfo {
 
 // confined is the Landlock ABI the session's program runs under; a serial
 // port has no program.
-func (sess *session) confined() int {
-	if sess.proc == nil {
-		return 0
-	}
-	return sess.proc.Confined()
-}
+func (sess *session) confined() int { return sess.dev.confined() }
 
 // attach registers a client and works out where its stream starts (see
 // docs/agentd.md, "Attach"). The caller must call detach when the
@@ -580,12 +534,8 @@ func (sess *session) setMeta(meta []byte) agentproto.Reply {
 }
 
 func (sess *session) resize(rows, cols int) {
-	if sess.proc == nil {
-		sess.log.Debug("resize of a serial session ignored")
-		return
-	}
-	if err := sess.proc.Resize(rows, cols); err != nil {
-		sess.log.Debug("resize", "err", err)
+	if err := sess.dev.resize(rows, cols); err != nil {
+		sess.log.Debug("resize ignored", "err", err)
 		return
 	}
 	sess.mu.Lock()
@@ -594,17 +544,8 @@ func (sess *session) resize(rows, cols int) {
 }
 
 func (sess *session) signal(name string) {
-	if sess.proc == nil {
-		sess.log.Debug("signal to a serial session ignored", "name", name)
-		return
-	}
-	sig, ok := ptyproc.SignalByName(name)
-	if !ok {
-		sess.log.Debug("unknown signal", "name", name)
-		return
-	}
-	if err := sess.proc.Signal(sig); err != nil {
-		sess.log.Debug("signal", "name", name, "err", err)
+	if err := sess.dev.signal(name); err != nil {
+		sess.log.Debug("signal ignored", "name", name, "err", err)
 	}
 }
 

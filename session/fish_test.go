@@ -111,7 +111,9 @@ func TestRemoteBootstrapFish(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
-		Host: "box", Env: append(fishConfig(t), "TMPDIR="+tmp)}})
+		Env:  append(fishConfig(t), "TMPDIR="+tmp),
+		Spec: transport.SSHParams{Host: "box"},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

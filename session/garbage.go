@@ -66,8 +66,8 @@ func (s *Session) garbageNote(b []byte, from int64) string {
 		return ""
 	}
 	at := ""
-	if baud := s.target.Serial.Baud; baud > 0 {
-		at = fmt.Sprintf(" at %d baud", baud)
+	if line, _ := s.target.Serial(); line.Baud > 0 {
+		at = fmt.Sprintf(" at %d baud", line.Baud)
 	}
 	where := fmt.Sprintf(`"from_offset":%d`, from)
 	if from <= 0 { // from_offset 0 means "not given": the first line is the same place

@@ -46,8 +46,8 @@ func TestPolicyHost(t *testing.T) {
 	}{
 		{"local shell", LocalKind(nil), transport.Target{Command: "/bin/bash"}, "", "local"},
 		{"local kept", LocalKind(nil), transport.Target{Command: "bash"}, "", "local"},
-		{"ssh", SSHKind(nil), transport.Target{Host: "prod-web"}, "", "prod-web"},
-		{"ssh command", SSHKind(nil), transport.Target{Host: "prod-web", Command: "uptime"}, "", "prod-web"},
+		{"ssh", SSHKind(nil), transport.SSHTarget("prod-web"), "", "prod-web"},
+		{"ssh command", SSHKind(nil), transport.Target{Command: "uptime", Spec: transport.SSHParams{Host: "prod-web"}}, "", "prod-web"},
 		{"ssh kept on its host", SSHKind(nil), transport.Target{Command: "/bin/sh"}, "box", "box"},
 		{"serial", SerialKind(nil), transport.Target{Command: "/dev/ttyUSB0"}, "", "serial:/dev/ttyUSB0"},
 		{"serial kept", SerialKind(nil), transport.Target{Command: "/dev/ttyACM0"}, "", "serial:/dev/ttyACM0"},

@@ -40,6 +40,11 @@ type Kind struct {
 	// from what it was opened with (for a kept session an earlier server
 	// opened: its Command is the keeper's). nil means Name.
 	PolicyHost func(t transport.Target) string
+	// PolicyNames returns every name a policy host of this kind goes by,
+	// host first, when they are several (a serial device's paths: a rule
+	// for any of them applies); nil for a host that is not this kind's, or
+	// of one name. nil: one name each.
+	PolicyNames func(host string) []string
 	// OpenLine is the command line an open runs as the policy sees it; ""
 	// (and nil) for an interactive shell.
 	OpenLine func(t transport.Target) string
@@ -55,9 +60,47 @@ type Kind struct {
 	// read-only rules match it, and output that is mostly not text gets the
 	// wrong-baud note. nil: the kind opens no device.
 	Port func(t transport.Target) string
+	// Secrets are the secrets in what a session of this kind was opened
+	// with (a password): never shown in results or recordings, should the
+	// far end echo them. nil: none.
+	Secrets func(t transport.Target) []string
+	// Files are the ways upload and download reach a session of this
+	// kind besides its terminal.
+	Files Files
 	// KeptCommand shows a kept session an earlier server opened, from what
 	// its keeper on host says; nil shows the keeper's command.
 	KeptCommand func(ks transport.KeptSession, host string) string
+}
+
+// Files are the ways files move to and from a kind's sessions (cmd/ttymux,
+// files.go) besides through the terminal (inband, XMODEM, YMODEM), which
+// every kind has. The zero Files moves them through the terminal only.
+type Files struct {
+	// Here: the session runs on this machine, and files are read and
+	// written directly (protocol local).
+	Here bool
+	// SSH: the session's SSH connection (its Opener's pool, reached with
+	// Target.SSH()) carries files over SFTP (protocol sftp) and port
+	// forwards.
+	SSH bool
+	// InbandChunk is the size of an inband transfer's chunks; 0 is the
+	// transfer package's default. A slow line (a serial console) takes
+	// smaller ones.
+	InbandChunk int
+}
+
+// Auto is the protocol a transfer to a session of this kind takes when
+// the call names none and no remote frontend (ssh, docker exec) runs in its
+// foreground: local when the files are here, sftp over its SSH
+// connection, else through the terminal.
+func (f Files) Auto() string {
+	switch {
+	case f.Here:
+		return "local"
+	case f.SSH:
+		return "sftp"
+	}
+	return "inband"
 }
 
 // An Opening is an open in progress, as a Kind's Prepare and Keep see it.
@@ -74,12 +117,26 @@ type Opening struct {
 	// Nonce marks the shell integration's sequences; "" when not
 	// integrated.
 	Nonce string
+	// Input is how the session is typed into unless the open or a send
+	// says otherwise: the kind's input options.
+	Input Input
 
 	// Read only: the Manager's options that preparing needs.
 	StateDir     string // where shell integration files are written
 	NoRC         bool   // keep users' startup files out of integrated shells
 	DefaultShell string // the shell to start when no command is given
 	Log          *slog.Logger
+}
+
+// Input are a kind's input options: how its sessions are typed into by
+// default. What an open or a send asks for wins (OpenRequest.Input and
+// LineEnding, Session.SetPacing, SendRequest.Pacing).
+type Input struct {
+	// Enter is what Enter sends: "\r" when empty.
+	Enter string
+	// Pacing is how fast text is typed (a console that drops what comes
+	// too fast); the zero Pacing types everything at once.
+	Pacing Pacing
 }
 
 // Keepers are what can hold persistent sessions for this server.
@@ -174,6 +231,25 @@ func (k Kind) policyHost(t transport.Target, host string) string {
 	return k.Name
 }
 
+// policyNames is the policy's Names: what the first kind that knows a host
+// calls it.
+func policyNames(kinds []Kind) func(host string) []string {
+	var fs []func(string) []string
+	for _, k := range kinds {
+		if k.PolicyNames != nil {
+			fs = append(fs, k.PolicyNames)
+		}
+	}
+	return func(host string) []string {
+		for _, f := range fs {
+			if names := f(host); len(names) > 0 {
+				return names
+			}
+		}
+		return nil
+	}
+}
+
 // port is the device of a session of kind k opened with t, or "".
 func (k Kind) port(t transport.Target) string {
 	if k.Port == nil {
@@ -189,12 +265,29 @@ func (k Kind) openLine(t transport.Target) string {
 	return k.OpenLine(t)
 }
 
+func (k Kind) secrets(t transport.Target) []string {
+	if k.Secrets == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range k.Secrets(t) {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func (k Kind) keptCommand(ks transport.KeptSession, host string) string {
 	if k.KeptCommand == nil {
 		return ks.Command
 	}
 	return k.KeptCommand(ks, host)
 }
+
+// Kind returns the registered kind called name, or a bare Kind of that
+// name and false.
+func (m *Manager) Kind(name string) (Kind, bool) { return m.kind(name) }
 
 // kind returns the registered kind called name, or a bare Kind of that
 // name (a kept session of a transport this server does not register).

@@ -191,3 +191,95 @@ func TestSplitID(t *testing.T) {
 		t.Errorf(`JoinID("", "s2") = %q, want s2`, got)
 	}
 }
+
+// typedConn is an echoConn that keeps every byte typed into it.
+type typedConn struct {
+	*echoConn
+	mu    sync.Mutex // protects typed
+	typed bytes.Buffer
+}
+
+func (c *typedConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.typed.Write(p)
+	c.mu.Unlock()
+	return c.echoConn.Write(p)
+}
+
+func (c *typedConn) Typed() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.typed.String()
+}
+
+type typedOpener struct{ conns chan *typedConn }
+
+func (o typedOpener) Open(context.Context, transport.Target) (transport.Conn, error) {
+	c := &typedConn{echoConn: newEchoConn()}
+	o.conns <- c
+	return c, nil
+}
+
+// TestKindInput: the input options a kind's Prepare sets are how its
+// sessions are typed into (its Enter and pacing here), and what the open
+// asks for (a line ending, a pacing) wins over them.
+func TestKindInput(t *testing.T) {
+	op := typedOpener{conns: make(chan *typedConn, 2)}
+	k := session.Kind{
+		Name:   "lf",
+		Opener: op,
+		Prepare: func(o *session.Opening) {
+			o.Shell, o.Input.Enter, o.Input.Pacing = false, "\n", session.Pacing{Line: time.Millisecond}
+		},
+	}
+	m := session.NewManager(session.Options{Kinds: []session.Kind{k}, StateDir: t.TempDir()})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for _, tt := range []struct {
+		ending, want   string
+		pace, wantPace session.Pacing
+	}{
+		{"", "hi\n", session.Pacing{}, session.Pacing{Line: time.Millisecond}},
+		{"crlf", "hi\r\n", session.Pacing{Char: time.Millisecond}, session.Pacing{Char: time.Millisecond}},
+	} {
+		s, err := m.Open(ctx, session.OpenRequest{Transport: "lf", LineEnding: tt.ending, Input: session.Input{Pacing: tt.pace}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Pacing(); got != tt.wantPace {
+			t.Errorf("open with pacing %+v: the session paces %+v, want %+v", tt.pace, got, tt.wantPace)
+		}
+		c := <-op.conns
+		if _, err := s.Send(ctx, session.SendRequest{Text: "hi", Enter: true, Wait: true, Until: "you said: hi", Timeout: 10 * time.Second}); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Typed(); got != tt.want {
+			t.Errorf("line ending %q: typed %q, want %q", tt.ending, got, tt.want)
+		}
+	}
+}
+
+// TestKindSecrets: what a kind names as its target's secrets (an SSH
+// password) never comes back in a result, should the far end echo it.
+func TestKindSecrets(t *testing.T) {
+	op := echoOpener{opened: make(chan transport.Target, 1)}
+	k := fakeKind(op)
+	k.Secrets = func(transport.Target) []string { return []string{"hunter2hunter2"} }
+	m := session.NewManager(session.Options{Kinds: []session.Kind{k}, StateDir: t.TempDir()})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "fake", Target: transport.Target{Command: "console0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-op.opened
+	r, err := s.Send(ctx, session.SendRequest{Text: "pw is hunter2hunter2", Enter: true, Wait: true, Until: "you said: ", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Output, "hunter2") || !strings.Contains(r.Output, "********") {
+		t.Errorf("output %q: the kind's secret is shown, or not masked", r.Output)
+	}
+}

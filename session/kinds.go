@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ttymux/ttymux/internal/policy"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -63,6 +64,7 @@ func LocalKind(op transport.Opener) Kind {
 			return strings.Join(words, " ")
 		},
 		GateArgs: true,
+		Files:    Files{Here: true},
 		RecordEnv: func(o *Opening) map[string]string {
 			env := termEnv(o.Target)
 			if o.Shell {
@@ -73,7 +75,8 @@ func LocalKind(op transport.Opener) Kind {
 	}
 }
 
-// SSHKind is a login shell (or Target.Command) on Target.Host, with ttymux's
+// SSHKind is a login shell (or Target.Command) on the host of its
+// transport.SSHParams, with ttymux's
 // integration bootstrapped into a remote bash or zsh. The agent on that host
 // keeps it, deployed on first use (Options.Remote); its session ids are
 // "<host>/<agent's id>".
@@ -82,7 +85,7 @@ func SSHKind(op transport.Opener) Kind {
 		Name:   "ssh",
 		Opener: op,
 		Prepare: func(o *Opening) {
-			o.Command = "ssh " + o.Target.Host
+			o.Command = "ssh " + o.Target.SSH().Host
 			if o.Target.Command != "" {
 				o.Command += " " + o.Target.Command
 			}
@@ -109,11 +112,13 @@ func SSHKind(op transport.Opener) Kind {
 			if t.Command == "" {
 				kt.Args = []string{"-c", `exec "${SHELL:-/bin/sh}" -l`}
 			}
-			return keeper, kt, t.Host, nil
+			return keeper, kt, t.SSH().Host, nil
 		},
-		PolicyHost:  func(t transport.Target) string { return t.Host },
+		PolicyHost:  func(t transport.Target) string { return t.SSH().Host },
+		Secrets:     func(t transport.Target) []string { return []string{t.SSH().Password} },
 		OpenLine:    func(t transport.Target) string { return t.Command },
 		RecordEnv:   func(o *Opening) map[string]string { return termEnv(o.Target) },
+		Files:       Files{SSH: true},
 		KeptCommand: func(_ transport.KeptSession, host string) string { return "ssh " + host },
 	}
 }
@@ -134,13 +139,20 @@ func SerialKind(op transport.Opener) Kind {
 				return nil, transport.Target{}, "", ErrNoAgent
 			}
 			kt := o.Target
-			kt.Kind = transport.KindSerial
+			if _, ok := kt.Serial(); !ok {
+				kt.Spec = transport.SerialParams{} // a port with the default settings, not a program
+			}
 			return k.Local, kt, "", nil
 		},
 		// Command is the port, also for a kept session an earlier server
 		// opened (the agent's command is the port).
 		PolicyHost: func(t transport.Target) string { return "serial:" + t.Command },
-		Port:       func(t transport.Target) string { return t.Command },
+		// One device has several paths (by-id links, the kernel name): a
+		// rule for any of them is the device's.
+		PolicyNames: policy.SerialHostNames,
+		Port:        func(t transport.Target) string { return t.Command },
+		// Files go through the console, in chunks a slow line takes.
+		Files: Files{InbandChunk: 4 << 10},
 	}
 }
 

@@ -45,7 +45,7 @@ type Options struct {
 	// Keeper holds persistent sessions (the local ttymux agent); nil means
 	// every session lives in this process.
 	Keeper transport.Keeper
-	// Remote returns the keeper of persistent SSH sessions on t.Host (the
+	// Remote returns the keeper of persistent SSH sessions on t.SSH().Host (the
 	// ttymux agent deployed there), the same one for the same host; nil
 	// means persistent SSH sessions are not available. Their session ids
 	// are "<host>/<agent's id>".
@@ -98,6 +98,10 @@ func NewManager(opts Options) *Manager {
 	for _, k := range opts.Kinds {
 		kinds[k.Name] = k
 	}
+	if opts.Policy != nil && opts.Policy.Names == nil {
+		// The policy matches a host by every name its kind gives it.
+		opts.Policy = opts.Policy.WithNames(policyNames(opts.Kinds))
+	}
 	return &Manager{opts: opts, log: log, kinds: kinds, now: time.Now, sessions: map[string]*Session{}}
 }
 
@@ -109,6 +113,9 @@ type OpenRequest struct {
 	// LineEnding is what Enter sends: "cr" (default), "lf" or "crlf". Serial
 	// consoles differ.
 	LineEnding string
+	// Input are this open's input options (pacing): a zero field leaves
+	// the kind's (Opening.Input).
+	Input Input
 	// Persistent asks for a session kept by the agent, which survives this
 	// server. When no agent can be had, the session lives in this process
 	// and OpenNote says why.
@@ -222,6 +229,15 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	if k.Prepare != nil {
 		k.Prepare(o)
 	}
+	if !req.Input.Pacing.IsZero() {
+		o.Input.Pacing = req.Input.Pacing
+	}
+	if req.Input.Enter != "" {
+		o.Input.Enter = req.Input.Enter
+	}
+	if req.LineEnding == "" && o.Input.Enter != "" {
+		enter = o.Input.Enter
+	}
 	// A read-only host is held by the kernel too where the far end can
 	// (a local PTY; the agent on a Linux host): a line the command checks
 	// misread still cannot write.
@@ -236,7 +252,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	if req.Persistent {
 		if err := m.keep(ctx, k, o, &cfg); err != nil {
 			if !errors.Is(err, ErrNoAgent) && !errors.Is(err, ErrNoRemoteAgents) {
-				m.log.Warn("agent unavailable; session lives in this process", "transport", k.Name, "host", o.Target.Host, "err", err)
+				m.log.Warn("agent unavailable; session lives in this process", "transport", k.Name, "host", o.Target.SSH().Host, "err", err)
 			}
 			note = "not persistent: " + err.Error()
 		}
@@ -267,11 +283,17 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	}
 	s := newSession(cfg)
 	s.openNote = note
+	if !o.Input.Pacing.IsZero() {
+		s.SetPacing(o.Input.Pacing)
+	}
 	s.policy, s.approver = m.opts.Policy, m.approver()
 	s.target = req.Target
-	if t.Password != "" {
-		// Should the far end ever echo it, results show ******** instead.
-		s.secrets = append(s.secrets, t.Password)
+	if sec := k.secrets(t); len(sec) > 0 {
+		// Should the far end ever echo one, results show ******** instead.
+		// The pump already runs: results read secrets under mu.
+		s.mu.Lock()
+		s.secrets = append(s.secrets, sec...)
+		s.mu.Unlock()
 	}
 	switch {
 	case o.Nonce != "":
@@ -395,25 +417,25 @@ func (m *Manager) Attach(ctx context.Context, idOrName string) (*Session, error)
 		return nil, fmt.Errorf("%w: %q is not a session id or name (ids look like s3 or host/s3)", transport.ErrNoSession, (&NotFoundError{ID: idOrName}).shortID())
 	}
 	if host, rid, ok := SplitID(idOrName); ok {
-		return m.AttachHost(ctx, transport.Target{Host: host}, rid)
+		return m.AttachHost(ctx, transport.SSHTarget(host), rid)
 	}
 	return m.attachKeeper(ctx, m.opts.Keeper, "", idOrName)
 }
 
-// AttachHost attaches a persistent SSH session held by the agent on t.Host,
+// AttachHost attaches a persistent SSH session held by the agent on t.SSH().Host,
 // by the agent's id ("s1"), the full session id ("host/s1") or its name.
 func (m *Manager) AttachHost(ctx context.Context, t transport.Target, idOrName string) (*Session, error) {
 	if m.opts.Remote == nil {
 		return nil, fmt.Errorf("%w: this server runs without remote agents", transport.ErrNoSession)
 	}
 	if h, rid, ok := SplitID(idOrName); ok {
-		if h != t.Host {
-			return nil, fmt.Errorf("session %q belongs to host %q, not %q", idOrName, h, t.Host)
+		if h != t.SSH().Host {
+			return nil, fmt.Errorf("session %q belongs to host %q, not %q", idOrName, h, t.SSH().Host)
 		}
 		idOrName = rid
 	}
 	m.mu.Lock()
-	if s := m.sessions[JoinID(t.Host, idOrName)]; s != nil {
+	if s := m.sessions[JoinID(t.SSH().Host, idOrName)]; s != nil {
 		m.mu.Unlock()
 		return s, nil
 	}
@@ -422,7 +444,7 @@ func (m *Manager) AttachHost(ctx context.Context, t transport.Target, idOrName s
 	if err != nil {
 		return nil, err
 	}
-	return m.attachKeeper(ctx, k, t.Host, idOrName)
+	return m.attachKeeper(ctx, k, t.SSH().Host, idOrName)
 }
 
 // attachKeeper attaches session idOrName (an agent id or a name) of keeper
@@ -525,7 +547,9 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		rec: m.resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
 	s.policy, s.approver = m.opts.Policy, m.approver()
-	s.target = transport.Target{Host: host}
+	if host != "" {
+		s.target = transport.SSHTarget(host)
+	}
 	s.mu.Lock()
 	s.pace.Store(&Pacing{Char: md.PaceChar, Line: md.PaceLine})
 	s.mu.Unlock()
@@ -667,7 +691,7 @@ func lineEnding(name string) (string, error) {
 	return "", fmt.Errorf("line_ending %q: use cr, lf or crlf", name)
 }
 
-// ListHost returns the persistent sessions the agent on t.Host holds, as
+// ListHost returns the persistent sessions the agent on t.SSH().Host holds, as
 // attached to this server or not (state "detached"), deploying the agent
 // if it is not there yet.
 func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, error) {
@@ -680,11 +704,11 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 	}
 	kept, err := k.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list the agent's sessions on %s: %w", t.Host, err)
+		return nil, fmt.Errorf("list the agent's sessions on %s: %w", t.SSH().Host, err)
 	}
 	infos := make([]Info, 0, len(kept))
 	for _, ks := range kept {
-		id := JoinID(t.Host, ks.ID)
+		id := JoinID(t.SSH().Host, ks.ID)
 		m.mu.Lock()
 		s := m.sessions[id]
 		m.mu.Unlock()
@@ -692,7 +716,7 @@ func (m *Manager) ListHost(ctx context.Context, t transport.Target) ([]Info, err
 			infos = append(infos, s.Info())
 			continue
 		}
-		infos = append(infos, m.detachedInfo(ks, t.Host, keptRemote))
+		infos = append(infos, m.detachedInfo(ks, t.SSH().Host, keptRemote))
 	}
 	return infos, nil
 }

@@ -77,7 +77,9 @@ func TestRemoteBootstrapPOSIX(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
-				Host: "router", Env: []string{"HOME=" + home, "TMPDIR=" + tmp, "ENV="}}})
+				Env:  []string{"HOME=" + home, "TMPDIR=" + tmp, "ENV="},
+				Spec: transport.SSHParams{Host: "router"},
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +114,9 @@ func TestRemoteBootstrapNoHook(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
-		Host: "box", Env: []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "ENV="}}})
+		Env:  []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "ENV="},
+		Spec: transport.SSHParams{Host: "box"},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +163,9 @@ func TestRemoteNoHookKeptAndAttached(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Persistent: true, Target: transport.Target{
-		Host: "box", Env: []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "ENV=", "SHELL=" + shell}}})
+		Env:  []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "ENV=", "SHELL=" + shell},
+		Spec: transport.SSHParams{Host: "box"},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestOpenWaitsForThePromptOfAPS1Hook(t *testing.T) {
 	c.emit("\x1b]133;D;0;c=0;ttymux=" + testNonce + "\x07")
 	opened := make(chan *Session, 1)
 	go func() {
-		s, err := m.Open(t.Context(), OpenRequest{Transport: "ssh", Target: transport.Target{Host: "router"}})
+		s, err := m.Open(t.Context(), OpenRequest{Transport: "ssh", Target: transport.SSHTarget("router")})
 		if err != nil {
 			t.Error(err)
 		}

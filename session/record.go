@@ -48,7 +48,9 @@ func (m *Manager) openRecording(cfg sessionConfig, req OpenRequest, k Kind, o *O
 	if err != nil {
 		return nil, err
 	}
-	r.AddSecret(t.Password)
+	for _, sec := range k.secrets(t) {
+		r.AddSecret(sec)
+	}
 	return r, nil
 }
 

@@ -60,7 +60,9 @@ func TestRemoteBootstrap(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
-				Host: "example", Env: []string{"HOME=" + home, "TMPDIR=" + tmp, "ZDOTDIR="}}})
+				Env:  []string{"HOME=" + home, "TMPDIR=" + tmp, "ZDOTDIR="},
+				Spec: transport.SSHParams{Host: "example"},
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +109,9 @@ func TestRemoteBootstrapTakenTmpDir(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
-				Host: "example", Env: []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + shim + ":" + os.Getenv("PATH")}}})
+				Env:  []string{"HOME=" + home, "TMPDIR=" + tmp, "PATH=" + shim + ":" + os.Getenv("PATH")},
+				Spec: transport.SSHParams{Host: "example"},
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +178,9 @@ func TestRemoteHookNoteIsTruthful(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
-				Host: "example", Env: []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "PS1=$ ", "ENV="}}})
+				Env:  []string{"HOME=" + home, "TMPDIR=" + t.TempDir(), "PS1=$ ", "ENV="},
+				Spec: transport.SSHParams{Host: "example"},
+			}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -116,7 +116,7 @@ func TestSerialPersistentRestart(t *testing.T) {
 
 	m1 := newSerialManager(t, k)
 	s, err := m1.Open(ctx, session.OpenRequest{Transport: "serial", Persistent: true, Name: "board", LineEnding: "lf",
-		Target: transport.Target{Command: path, Serial: transport.SerialParams{Baud: 115200, Reconnect: true}}})
+		Target: transport.Target{Command: path, Spec: transport.SerialParams{Baud: 115200, Reconnect: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func (s *Session) inputRefused() error {
 	if port == "" || !s.policy.SerialReadOnly(policy.SerialNames(port)) {
 		return nil
 	}
-	host := "serial:" + port
+	host := s.PolicyHost() // serial:PORT, the serial kind's name for it
 	return &ReadOnlyError{Host: host, gate: &GateError{
 		Rule: "read_only", Reason: host + " is read-only: nothing may be typed into it",
 		Session: s.id, Host: host, Denied: true,

@@ -27,7 +27,8 @@ func (m *Manager) Opener(name string) transport.Opener { return m.kinds[name].Op
 
 // Place says where a session's files are.
 type Place struct {
-	// Transport is "local", "ssh" or "serial".
+	// Transport is the session's Kind's name ("local", "ssh", …): its
+	// Files say how files reach it (Manager.Kind).
 	Transport string
 	// Target is what the session was opened with (for SSH: host, user,
 	// port, jump and credentials, enough to reach its pooled connection).

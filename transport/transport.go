@@ -5,6 +5,10 @@
 // sub-packages (local, sshconn, serial, agent) and never import the session
 // layer; the session layer never imports them. cmd/ttymux wires the two.
 //
+// A Target holds what every kind of transport reads; what one kind alone
+// needs is a Spec of that kind's type (SSHParams, SerialParams, or a new
+// transport's own), so that adding a transport adds no field here.
+//
 // Concurrency: a Conn's Read, Write and Close may be called from different
 // goroutines. Exactly one goroutine should Read (the session's pump).
 package transport
@@ -47,10 +51,13 @@ func (s Size) Valid() bool { return s.Rows > 0 && s.Cols > 0 && s.Rows <= 1000 &
 // lines unwrapped while staying cheap to render.
 var DefaultSize = Size{Rows: 40, Cols: 120}
 
-// Target describes what to open. Transports read the fields that apply to
-// them and ignore the rest; a zero Target opens the user's login shell.
+// Target describes what to open: what every kind of transport reads, and
+// in Spec what only one kind reads. A zero Target opens the user's login
+// shell.
 type Target struct {
-	// Command is the program to run; empty means the user's shell.
+	// Command is the program to run; empty means the user's shell. For
+	// SSH it is a remote command line run instead of the login shell (Args
+	// are ignored); for a serial port it is the port's path.
 	Command string
 	// Args are passed to Command (not including argv[0]).
 	Args []string
@@ -64,9 +71,47 @@ type Target struct {
 	// Term is the TERM value for the far end; empty means "xterm-256color".
 	Term string
 
-	// SSH: Host is an ssh_config alias or a host name; the other fields
-	// override what the config says. For SSH, Command is a remote command
-	// line run instead of the login shell (Args are ignored).
+	// Confine asks for the program to run under the kernel's read-only
+	// confinement (Landlock: no filesystem writes outside its terminal and
+	// a scratch directory, no signals beyond its own process tree) where
+	// the far end can apply it: a local PTY, or one the agent holds on a
+	// Linux host. Other transports ignore it; Confiner says what applied.
+	Confine bool
+
+	// Spec is what only this target's kind reads, of that kind's own
+	// type: SSHParams for an SSH login, SerialParams for a serial port,
+	// nil for a program on a PTY. A new transport brings its own type;
+	// nothing else needs to know it.
+	Spec Spec
+}
+
+// A Spec is the part of a Target that one kind of transport reads.
+type Spec interface {
+	// TransportKind names the kind ("ssh", "serial"): a Keeper that holds
+	// more than one kind of session tells them apart by it.
+	TransportKind() string
+}
+
+// SSH returns t's SSH parameters; the zero SSHParams when t is not an
+// SSH target.
+func (t Target) SSH() SSHParams {
+	p, _ := t.Spec.(SSHParams)
+	return p
+}
+
+// Serial returns t's serial line settings, and whether t is a serial
+// port at all.
+func (t Target) Serial() (SerialParams, bool) {
+	p, ok := t.Spec.(SerialParams)
+	return p, ok
+}
+
+// SSHTarget is the Target of a login on host, configured by ssh_config.
+func SSHTarget(host string) Target { return Target{Spec: SSHParams{Host: host}} }
+
+// SSHParams say where and how an SSH login connects. Host is an ssh_config
+// alias or a host name; the other fields override what the config says.
+type SSHParams struct {
 	Host         string
 	User         string
 	Port         int
@@ -76,25 +121,13 @@ type Target struct {
 	// unlocks encrypted keys. It is a secret: never logged or returned.
 	Password         string
 	AcceptNewHostKey bool
-
-	// Serial: Command is the port path (any path, pseudo-terminals
-	// included); Serial holds the line settings.
-	Serial SerialParams
-
-	// Confine asks for the program to run under the kernel's read-only
-	// confinement (Landlock: no filesystem writes outside its terminal and
-	// a scratch directory, no signals beyond its own process tree) where
-	// the far end can apply it: a local PTY, or one the agent holds on a
-	// Linux host. Other transports ignore it; Confiner says what applied.
-	Confine bool
-
-	// Kind tells a Keeper what to hold: "" for a program on a PTY (the
-	// fields above), KindSerial for the serial port Command with the
-	// settings in Serial. Openers ignore it: each opens one kind.
-	Kind string
 }
 
-// KindSerial is the Target.Kind of a serial port held by a Keeper.
+// TransportKind is "ssh".
+func (SSHParams) TransportKind() string { return "ssh" }
+
+// KindSerial is the TransportKind of SerialParams: a Keeper given a
+// Target whose Spec is SerialParams holds the serial port Target.Command.
 const KindSerial = "serial"
 
 // SerialParams are a serial port's line settings. Zero values mean 115200
@@ -113,6 +146,9 @@ type SerialParams struct {
 	// (default), "off" or "keep" (internal/serialport, modem.go).
 	DTR, RTS string
 }
+
+// TransportKind is KindSerial.
+func (SerialParams) TransportKind() string { return KindSerial }
 
 // An ArrivalReporter knows when the bytes its last Read returned arrived
 // at the far end: an agent that held them while no reader was attached

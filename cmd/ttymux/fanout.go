@@ -56,7 +56,7 @@ func newFanoutTool(o *sshconn.Opener, idle time.Duration, groupsFile string, log
 	return &fanoutTool{
 		runner: fanout.New(fanout.Options{
 			Link: func(ctx context.Context, host string) (fanout.Link, error) {
-				return o.Link(ctx, transport.Target{Host: host})
+				return o.Link(ctx, transport.SSHTarget(host))
 			},
 			Idle:   idle,
 			Logger: log,

@@ -123,6 +123,7 @@ type way struct {
 	release func()
 	sess    *session.Session
 	note    string
+	chunk   int // an inband transfer's chunk size; 0: the default
 }
 
 func (w *way) close() {
@@ -157,55 +158,50 @@ func (h *handlers) pickWay(ctx context.Context, sessionID, host, protocol string
 		if protocol != "" && protocol != "sftp" {
 			return nil, fmt.Errorf("with host, files go over SSH (sftp); protocol %s needs a session_id", protocol)
 		}
-		return h.sshWay(ctx, transport.Target{Host: host}, host)
+		return h.sshWay(ctx, nil, transport.SSHTarget(host), host)
 	}
 	s, err := h.mgr.Get(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
 	pl := s.Place()
+	k, _ := h.mgr.Kind(pl.Transport)
+	files := k.Files
 	if protocol == "" {
-		switch {
-		case pl.Transport == "serial":
+		protocol = files.Auto()
+		if remoteFrontends[pl.Foreground] {
 			protocol = "inband"
-		case remoteFrontends[pl.Foreground]:
-			protocol = "inband"
-		case pl.Transport == "ssh":
-			protocol = "sftp"
-		default:
-			protocol = "local"
 		}
 	}
 	var w *way
 	switch protocol {
 	case "local":
-		if pl.Transport != "local" {
+		if !files.Here {
 			return nil, fmt.Errorf("session %s is %s, not on this machine: use protocol sftp or inband", s.ID(), pl.Transport)
 		}
 		w = &way{name: "local", host: "local"}
 	case "sftp":
-		if pl.Transport != "ssh" {
+		if !files.SSH {
 			return nil, fmt.Errorf("session %s is %s, not an SSH session: give host (an ssh_config alias) to use SFTP, or protocol inband", s.ID(), pl.Transport)
 		}
-		w, err = h.sshWay(ctx, pl.Target, pl.Target.Host)
+		w, err = h.sshWay(ctx, k.Opener, pl.Target, pl.Target.SSH().Host)
 		if err != nil {
 			return nil, err
 		}
 	default: // inband, xmodem, ymodem
-		w = &way{name: protocol, host: pl.Transport}
-		switch pl.Transport {
-		case "ssh":
-			w.host = pl.Target.Host
-		case "serial":
-			w.host = "serial:" + pl.Target.Command
-		}
+		w = &way{name: protocol, host: s.PolicyHost(), chunk: files.InbandChunk}
 	}
 	w.sess = s
 	return w, nil
 }
 
-func (h *handlers) sshWay(ctx context.Context, t transport.Target, host string) (*way, error) {
-	op, _ := h.mgr.Opener("ssh").(*sshconn.Opener)
+// sshWay is the way over the SSH connection of opener (the ssh kind's by
+// default) to host.
+func (h *handlers) sshWay(ctx context.Context, opener transport.Opener, t transport.Target, host string) (*way, error) {
+	if opener == nil {
+		opener = h.mgr.Opener("ssh")
+	}
+	op, _ := opener.(*sshconn.Opener)
 	if op == nil {
 		return nil, errors.New("this server has no SSH transport")
 	}
@@ -490,11 +486,7 @@ func (h *handlers) borrow(ctx context.Context, w *way) (*session.Tap, error) {
 }
 
 func inband(w *way, tap *session.Tap) *transfer.Inband {
-	x := &transfer.Inband{Term: tap, Enter: "\r"}
-	if strings.HasPrefix(w.host, "serial:") {
-		x.Chunk = 4 << 10
-	}
-	return x
+	return &transfer.Inband{Term: tap, Enter: "\r", Chunk: w.chunk}
 }
 
 // fileToolDefs are upload and download, for the tool table.

@@ -130,7 +130,7 @@ func (h *handlers) forwardTarget(ctx context.Context, in ForwardIn) (transport.T
 	case in.Host != "" && in.SessionID != "":
 		return transport.Target{}, "", errors.New("give host or session_id, not both")
 	case in.Host != "":
-		return transport.Target{Host: in.Host}, "", nil
+		return transport.SSHTarget(in.Host), "", nil
 	case in.SessionID == "":
 		return transport.Target{}, "", errors.New("host is required (an ssh_config alias), or session_id of an SSH session")
 	}
@@ -139,13 +139,14 @@ func (h *handlers) forwardTarget(ctx context.Context, in ForwardIn) (transport.T
 		return transport.Target{}, "", err
 	}
 	pl := s.Place()
-	switch pl.Transport {
-	case "ssh":
+	k, _ := h.mgr.Kind(pl.Transport)
+	switch {
+	case k.Files.SSH:
 		return pl.Target, s.ID(), nil
-	case "serial":
-		return transport.Target{}, "", fmt.Errorf("session %s is a serial console, which carries no TCP connections; to reach a device's network service, forward over SSH to a host on its network (forward {host})", s.ID())
+	case k.Files.Here:
+		return transport.Target{}, "", fmt.Errorf("session %s runs on this machine (%s): its ports are reached directly, no forward is needed; to reach a port on or through a host, give host (an ssh_config alias)", s.ID(), pl.Transport)
 	}
-	return transport.Target{}, "", fmt.Errorf("session %s runs on this machine (%s): its ports are reached directly, no forward is needed; to reach a port on or through a host, give host (an ssh_config alias)", s.ID(), pl.Transport)
+	return transport.Target{}, "", fmt.Errorf("session %s (%s) carries no TCP connections; to reach a network service from where it is, forward over SSH to a host on that network (forward {host})", s.ID(), pl.Transport)
 }
 
 func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in ForwardIn) (*mcp.CallToolResult, ForwardOut, error) {
@@ -161,15 +162,16 @@ func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in For
 	if err != nil {
 		return nil, ForwardOut{}, err
 	}
+	host := t.SSH().Host
 	kind, listen, reach := spec.Kind.String(), spec.Local, spec.Remote
 	if spec.Kind == forward.Reverse {
 		listen, reach = spec.Remote, spec.Local
 	}
-	line := forwardLine(spec, t.Host)
+	line := forwardLine(spec, host)
 	start := h.hu.now()
 	ctx = withCall(ctx, &callInfo{req: req, confirm: in.Confirm, timeout: session.DefaultTimeout})
-	ev := audit.Event{Event: audit.KindForward, Session: sid, Host: t.Host, Command: line}
-	if err := h.mgr.CheckForward(ctx, session.ForwardCheck{Host: t.Host, Session: sid, Kind: kind, Listen: listen, Target: reach, Line: line}); err != nil {
+	ev := audit.Event{Event: audit.KindForward, Session: sid, Host: host, Command: line}
+	if err := h.mgr.CheckForward(ctx, session.ForwardCheck{Host: host, Session: sid, Kind: kind, Listen: listen, Target: reach, Line: line}); err != nil {
 		h.hu.finish(ctx, ev, start, err)
 		if q := questionIn(err); q != nil {
 			return q, ForwardOut{}, nil
@@ -177,7 +179,7 @@ func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in For
 		return nil, ForwardOut{}, err
 	}
 	f, err := forward.Start(ctx, spec, forward.Options{
-		Host:   t.Host,
+		Host:   host,
 		Logger: ft.log,
 		Connect: func(ctx context.Context) (forward.Link, error) {
 			l, err := ft.ssh.Link(ctx, t)
@@ -188,7 +190,7 @@ func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in For
 		},
 	})
 	if err != nil {
-		err = fmt.Errorf("forward over %s: %w", t.Host, err)
+		err = fmt.Errorf("forward over %s: %w", host, err)
 		h.hu.finish(ctx, ev, start, err)
 		return nil, ForwardOut{}, err
 	}
@@ -197,14 +199,14 @@ func (h *handlers) forward(ctx context.Context, req *mcp.CallToolRequest, in For
 	h.hu.finish(ctx, ev, start, nil)
 	in2 := f.Info()
 	out := ForwardOut{ForwardID: id, Local: in2.Local, Remote: in2.Remote}
-	text := fmt.Sprintf("%s: %s", id, forwardLine(spec, t.Host))
+	text := fmt.Sprintf("%s: %s", id, forwardLine(spec, host))
 	switch spec.Kind {
 	case forward.Local:
-		text = fmt.Sprintf("%s: connect to %s to reach %s from %s", id, out.Local, out.Remote, t.Host)
+		text = fmt.Sprintf("%s: connect to %s to reach %s from %s", id, out.Local, out.Remote, host)
 	case forward.SOCKS:
-		text = fmt.Sprintf("%s: SOCKS5 proxy at %s (e.g. curl --socks5-hostname %s URL) reaching from %s", id, out.Local, out.Local, t.Host)
+		text = fmt.Sprintf("%s: SOCKS5 proxy at %s (e.g. curl --socks5-hostname %s URL) reaching from %s", id, out.Local, out.Local, host)
 	case forward.Reverse:
-		text = fmt.Sprintf("%s: %s listens on %s and reaches %s here", id, t.Host, out.Remote, out.Local)
+		text = fmt.Sprintf("%s: %s listens on %s and reaches %s here", id, host, out.Remote, out.Local)
 	}
 	return textResult(text), out, nil
 }

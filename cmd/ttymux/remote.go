@@ -36,7 +36,8 @@ type remotes struct {
 // keeper returns the keeper for t's host (user, port and jump count too:
 // the agent runs as the login user).
 func (r *remotes) keeper(ctx context.Context, t transport.Target) (transport.Keeper, error) {
-	key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", t.Host, t.User, t.Port, t.Jump)
+	p := t.SSH()
+	key := fmt.Sprintf("%s\x00%s\x00%d\x00%s", p.Host, p.User, p.Port, p.Jump)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if k := r.byTo[key]; k != nil {
@@ -44,10 +45,9 @@ func (r *remotes) keeper(ctx context.Context, t transport.Target) (transport.Kee
 	}
 	// Reconnects dial with what the session was opened with (the password
 	// included, kept in memory only).
-	st := transport.Target{Host: t.Host, User: t.User, Port: t.Port, IdentityFile: t.IdentityFile,
-		Jump: t.Jump, Password: t.Password, AcceptNewHostKey: t.AcceptNewHostKey}
+	st := transport.Target{Spec: p}
 	k := &agent.Remote{
-		Host: t.Host,
+		Host: p.Host,
 		Connect: func(ctx context.Context) (agent.SSHLink, error) {
 			return r.ssh.Link(ctx, st)
 		},

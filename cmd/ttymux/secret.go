@@ -324,19 +324,21 @@ func (h *handlers) sshSecret(ctx context.Context, req *mcp.CallToolRequest, host
 // model) and tries again with it.
 func (h *handlers) openSSHAsking(ctx context.Context, req *mcp.CallToolRequest, oreq session.OpenRequest, confirm bool) (*session.Session, *mcp.CallToolResult, string, error) {
 	s, ask, err := h.openWithApproval(ctx, req, oreq, confirm)
-	if ask != nil || err == nil || oreq.Target.Password != "" || !needsPassword(err) {
+	p := oreq.Target.SSH()
+	if ask != nil || err == nil || p.Password != "" || !needsPassword(err) {
 		return s, ask, "", err
 	}
-	secret, ask, note, err2 := h.sshSecret(ctx, req, oreq.Target.Host)
+	secret, ask, note, err2 := h.sshSecret(ctx, req, p.Host)
 	switch {
 	case ask != nil:
 		return nil, ask, "", nil
 	case note != "":
-		return nil, nil, "open_ssh " + oreq.Target.Host + " needs a password or key passphrase, and none was given. " + note, nil
+		return nil, nil, "open_ssh " + p.Host + " needs a password or key passphrase, and none was given. " + note, nil
 	case err2 != nil:
 		return nil, nil, "", fmt.Errorf("%w; asking the human for the password: %v", err, err2)
 	}
-	oreq.Target.Password = secret
+	p.Password = secret
+	oreq.Target.Spec = p
 	s, ask, err = h.openWithApproval(ctx, req, oreq, confirm)
 	return s, ask, "", err
 }

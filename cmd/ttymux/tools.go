@@ -566,7 +566,7 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 		}
 	}
 	if in.Host != "" {
-		remote, err := h.mgr.ListHost(ctx, transport.Target{Host: in.Host})
+		remote, err := h.mgr.ListHost(ctx, transport.SSHTarget(in.Host))
 		if err != nil {
 			return nil, ListOut{}, fmt.Errorf("list %s: %w", in.Host, err)
 		}
@@ -633,7 +633,7 @@ func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in Attach
 	var s *session.Session
 	var err error
 	if in.Host != "" {
-		s, err = h.mgr.AttachHost(ctx, transport.Target{Host: in.Host}, in.SessionID)
+		s, err = h.mgr.AttachHost(ctx, transport.SSHTarget(in.Host), in.SessionID)
 	} else {
 		s, err = h.mgr.Attach(ctx, in.SessionID)
 	}
@@ -688,10 +688,9 @@ func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in Ope
 		Record:     in.Record,
 		RecordPath: in.RecordPath,
 		Target: transport.Target{
-			Host: in.Host, User: in.User, Port: in.Port, IdentityFile: in.IdentityFile,
-			Password: in.Password, Jump: in.Jump, Command: in.Command,
-			AcceptNewHostKey: in.AcceptNewHostKey,
-			Size:             size,
+			Command: in.Command,
+			Size:    size,
+			Spec:    transport.SSHParams{Host: in.Host, User: in.User, Port: in.Port, IdentityFile: in.IdentityFile, Password: in.Password, Jump: in.Jump, AcceptNewHostKey: in.AcceptNewHostKey},
 		},
 		Persistent: in.Persistent != nil && *in.Persistent,
 	}
@@ -734,9 +733,10 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 		Record:     in.Record,
 		RecordPath: in.RecordPath,
 		LineEnding: in.LineEnding,
+		Input:      session.Input{Pacing: pace},
 		Target: transport.Target{
 			Command: in.Port,
-			Serial: transport.SerialParams{
+			Spec: transport.SerialParams{
 				Baud: cmp.Or(in.Baud, 115200), DataBits: cmp.Or(in.DataBits, 8),
 				Parity: cmp.Or(in.Parity, "none"), StopBits: cmp.Or(in.StopBits, "1"),
 				FlowControl: cmp.Or(in.FlowControl, "none"),
@@ -748,7 +748,6 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	if err != nil {
 		return nil, OpenOut{}, fmt.Errorf("open_serial: %w", err)
 	}
-	s.SetPacing(pace)
 	out := OpenOut{Info: s.Info(), Note: joinNote(s.OpenNote(), lineNote)}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
 	out.Output = r.Output

@@ -49,16 +49,11 @@ type effective struct {
 func (p *Policy) forHost(host string) effective {
 	e := effective{held: p.Held, noElicitation: p.NoElicitation}
 	var roSet, denySet, askSet, allowSet, heldSet, neSet bool
-	// A serial device has several names (the path it was opened by, the
-	// device it resolves to, its /dev/serial/by-id links): a rule written
-	// for any of them is the device's rule, whichever name the model used.
-	hosts := []string{host}
-	if port, ok := strings.CutPrefix(host, "serial:"); ok && port != "" {
-		hosts = hosts[:0]
-		for _, n := range SerialNames(port) {
-			hosts = append(hosts, "serial:"+n)
-		}
-	}
+	// A host may go by several names (a serial device: the path it was
+	// opened by, the device it resolves to, its /dev/serial/by-id links): a
+	// rule written for any of them is the host's rule, whichever name the
+	// model used. Which names those are is the transports' to say (Names).
+	hosts := p.namesOf(host)
 	for _, r := range p.Rules {
 		if !matchAnyHost(r.Hosts, hosts) {
 			continue
@@ -83,6 +78,27 @@ func (p *Policy) forHost(host string) effective {
 		}
 	}
 	return e
+}
+
+// namesOf returns every name host goes by, host first.
+func (p *Policy) namesOf(host string) []string {
+	if p.Names != nil {
+		if names := p.Names(host); len(names) > 0 {
+			return names
+		}
+	}
+	return []string{host}
+}
+
+// WithNames returns a copy of p (the default when nil) whose hosts go by
+// the names names gives (Policy.Names).
+func (p *Policy) WithNames(names func(host string) []string) *Policy {
+	if p == nil {
+		p = Default()
+	}
+	c := *p
+	c.Names = names
+	return &c
 }
 
 // Check decides what happens to line, typed into a session on host ("local",

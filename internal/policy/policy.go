@@ -53,6 +53,11 @@ type Policy struct {
 	// SerialPorts are the patterns of the ports open_serial may open; nil
 	// means any (see SerialPortAllowed).
 	SerialPorts []string
+	// Names returns every name a host goes by, host first, or nil for a
+	// host of one name: a rule written for any of them applies. The
+	// transports say (session.Kind.PolicyNames; SerialHostNames for a
+	// serial device); nil: every host is its one name.
+	Names func(host string) []string
 }
 
 // A Rule applies to the hosts its patterns match. Unset keys (nil) fall

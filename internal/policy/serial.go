@@ -59,6 +59,21 @@ func checkPortPattern(p string) error {
 	return nil
 }
 
+// SerialHostNames returns the names of the serial host "serial:PORT":
+// "serial:" and each of SerialNames(PORT); nil for any other host. The
+// serial transport gives it as its hosts' names (Policy.Names).
+func SerialHostNames(host string) []string {
+	port, ok := strings.CutPrefix(host, "serial:")
+	if !ok || port == "" {
+		return nil
+	}
+	var hosts []string
+	for _, n := range SerialNames(port) {
+		hosts = append(hosts, "serial:"+n)
+	}
+	return hosts
+}
+
 // SerialPortAllowed says whether open_serial may open port, whose names
 // are SerialNames(port): always when the policy has no [serial] ports;
 // otherwise when some name matches a pattern and no name is excluded by a

@@ -127,7 +127,8 @@ func TestMatchGlob(t *testing.T) {
 // TestSerialRulesFollowTheDevice: deny and ask rules written for a serial
 // device's by-id name hold when the model opens it by its kernel name or
 // another link (they matched the opened path only, so another name of the
-// same device walked around them).
+// same device walked around them). The serial transport names its hosts
+// with SerialHostNames, as session's SerialKind does.
 func TestSerialRulesFollowTheDevice(t *testing.T) {
 	dev := fakeDev(t)
 	p, err := Parse("p.toml", []byte(`
@@ -142,6 +143,7 @@ ask = ["^fw_setenv\\b"]
 	if err != nil {
 		t.Fatal(err)
 	}
+	p = p.WithNames(SerialHostNames)
 	for _, tt := range []struct {
 		port, line string
 		want       Decision

@@ -290,12 +290,12 @@ func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (t
 	}
 	req := agentproto.Create{Command: t.Command, Args: t.Args, Dir: t.Dir, Env: t.Env,
 		Rows: size.Rows, Cols: size.Cols, Term: term, Meta: meta, Confine: t.Confine}
-	switch t.Kind {
-	case "":
-	case transport.KindSerial: // serial.go
-		req = serialCreate(t, size, meta)
+	switch p := t.Spec.(type) {
+	case nil:
+	case transport.SerialParams: // serial.go
+		req = serialCreate(t, p, size, meta)
 	default:
-		return nil, transport.KeptSession{}, fmt.Errorf("the agent holds programs and serial ports, not sessions of kind %q", t.Kind)
+		return nil, transport.KeptSession{}, fmt.Errorf("the agent holds programs and serial ports, not sessions of kind %q", p.TransportKind())
 	}
 	l, err := c.dialStart(ctx)
 	if err != nil {

@@ -10,7 +10,7 @@
 // as a *Conn that streams the session's output; List, Kill, Stop and Ping
 // use one connection per request.
 //
-// A Target with Kind transport.KindSerial makes the agent hold a serial port
+// A Target whose Spec is transport.SerialParams makes the agent hold a serial port
 // instead of a program (serial.go): its Conn then also sends BREAK and sets
 // DTR and RTS through the agent (transport.Breaker, ModemController) and
 // reports the link the agent sees (transport.LinkStater).

@@ -83,7 +83,9 @@ func (e *remoteEnv) remote(t testing.TB) *Remote {
 	}
 }
 
-func (e *remoteEnv) target() transport.Target { return transport.Target{Host: "box"} }
+func (e *remoteEnv) target() transport.Target {
+	return transport.SSHTarget("box")
+}
 
 func (e *remoteEnv) installed() string { return filepath.Join(e.dir, "test", "ttymux-agent") }
 

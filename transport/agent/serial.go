@@ -11,9 +11,8 @@ import (
 	"github.com/ttymux/ttymux/transport"
 )
 
-// Serial sessions: Create with Target.Kind transport.KindSerial asks the
-// agent to hold the serial port Target.Command (with the settings in
-// Target.Serial) instead of running a program, so that the console keeps
+// Serial sessions: Create with a transport.SerialParams Target.Spec asks
+// the agent to hold the serial port Target.Command (with those settings) instead of running a program, so that the console keeps
 // being captured while no ttymux server is attached. The Conn of such a
 // session implements transport.Breaker, ModemController and LinkStater
 // through the agent; on a PTY session Break and SetModemLine fail with an
@@ -26,8 +25,7 @@ var (
 )
 
 // serialCreate is the Create for a serial Target.
-func serialCreate(t transport.Target, size transport.Size, meta []byte) agentproto.Create {
-	p := t.Serial
+func serialCreate(t transport.Target, p transport.SerialParams, size transport.Size, meta []byte) agentproto.Create {
 	return agentproto.Create{
 		// An agent that predates serial sessions takes Command for a
 		// program and fails to run a device node; see kindUnknown.

@@ -16,8 +16,10 @@ import (
 )
 
 func serialTarget(path string, reconnect bool) transport.Target {
-	return transport.Target{Kind: transport.KindSerial, Command: path,
-		Serial: transport.SerialParams{Baud: 115200, DataBits: 8, Parity: "none", StopBits: "1", Reconnect: reconnect}}
+	return transport.Target{
+		Command: path,
+		Spec:    transport.SerialParams{Baud: 115200, DataBits: 8, Parity: "none", StopBits: "1", Reconnect: reconnect},
+	}
 }
 
 // TestSerialConn drives a serial session held by the agent through the

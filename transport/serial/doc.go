@@ -4,7 +4,7 @@
 //
 // An Opener opens Target.Command as the port path (any path: /dev/ttyUSB0,
 // /dev/serial/by-id/…, a pseudo-terminal or a symbolic link to one) with the
-// line settings in Target.Serial, exclusively, and returns a *Conn. The Conn
+// line settings in Target.Spec (transport.SerialParams), exclusively, and returns a *Conn. The Conn
 // implements transport.Conn, Breaker (line BREAK), ModemController (DTR and
 // RTS) and LinkStater. Ports lists the serial ports the machine has.
 //
@@ -18,7 +18,7 @@
 // # Unplugging
 //
 // A device that goes away makes the link transport.LinkDisconnected. With
-// Target.Serial.Reconnect the Conn lives on: Read blocks until the port's
+// SerialParams.Reconnect the Conn lives on: Read blocks until the port's
 // path is back and reopened with the same settings (DTR and RTS as last
 // set), and the link is transport.LinkUp again; meanwhile Write, Break and
 // SetModemLine fail at once with an error wrapping ErrDisconnected.

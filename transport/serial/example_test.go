@@ -31,7 +31,8 @@ func ExampleOpener_Open() {
 	o := &serial.Opener{}
 	conn, err := o.Open(ctx, transport.Target{
 		Command: port.Name(),
-		Serial:  transport.SerialParams{Baud: 115200, Reconnect: true}, // 8N1 by default
+		// 8N1 by default,
+		Spec: transport.SerialParams{Baud: 115200, Reconnect: true},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -156,7 +156,7 @@ func (s *states) none(t testing.TB) {
 // open opens port with p and closes the Conn when the test ends.
 func open(t testing.TB, o *serial.Opener, port string, p transport.SerialParams) *serial.Conn {
 	t.Helper()
-	c, err := o.Open(t.Context(), transport.Target{Command: port, Serial: p})
+	c, err := o.Open(t.Context(), transport.Target{Command: port, Spec: p})
 	if err != nil {
 		t.Fatalf("Open %s: %v", port, err)
 	}

@@ -51,7 +51,7 @@ func params(p transport.SerialParams) serialport.Params {
 	return serialport.Params{Baud: p.Baud, DataBits: p.DataBits, Parity: p.Parity, StopBits: p.StopBits, FlowControl: p.FlowControl, DTR: p.DTR, RTS: p.RTS}
 }
 
-// Open opens the port t.Command with the settings in t.Serial and returns a
+// Open opens the port t.Command with the settings in t.Serial() and returns a
 // *Conn. The port is opened exclusively: a port another program holds gives
 // an error wrapping ErrBusy; a missing one an error wrapping fs.ErrNotExist;
 // a port the user may not open an error wrapping fs.ErrPermission. Each
@@ -60,12 +60,13 @@ func (o *Opener) Open(ctx context.Context, t transport.Target) (transport.Conn, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	opts := serialport.Options{Reconnect: t.Serial.Reconnect, Logger: o.Logger}
+	line, _ := t.Serial() // none: the defaults
+	opts := serialport.Options{Reconnect: line.Reconnect, Logger: o.Logger}
 	if o.OnLinkState != nil {
 		port := t.Command
 		opts.OnLinkState = func(state string) { o.OnLinkState(port, state) }
 	}
-	p, err := serialport.Open(t.Command, params(t.Serial), opts)
+	p, err := serialport.Open(t.Command, params(line), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func TestInvalidSettings(t *testing.T) {
 	var o serial.Opener
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := o.Open(t.Context(), transport.Target{Command: d.Port, Serial: tt.p})
+			c, err := o.Open(t.Context(), transport.Target{Command: d.Port, Spec: tt.p})
 			if err == nil {
 				_ = c.Close()
 				t.Fatal("Open succeeded")

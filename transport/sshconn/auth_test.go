@@ -35,7 +35,7 @@ func TestAuthMethods(t *testing.T) {
 			s := startServer(t, tt.server)
 			e.addHost("srv", s.Addr)
 			e.trustServer(s)
-			c := e.mustOpen(transport.Target{Host: "srv", Command: "echo in", Password: tt.password})
+			c := e.mustOpen(transport.Target{Command: "echo in", Spec: transport.SSHParams{Host: "srv", Password: tt.password}})
 			startReader(t, c).waitFor(t, "in", 5*time.Second)
 			s.events.wait(t, tt.event)
 			if strings.Contains(e.Log.String(), secret) {
@@ -54,7 +54,7 @@ func TestEncryptedKey(t *testing.T) {
 	e.addHost("srv", s.Addr, path)
 	e.trustServer(s)
 
-	_, err := e.open(transport.Target{Host: "srv"})
+	_, err := e.open(transport.SSHTarget("srv"))
 	var ae *sshconn.AuthError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Open without password = %v, want *AuthError", err)
@@ -62,11 +62,11 @@ func TestEncryptedKey(t *testing.T) {
 	if want := "~/.ssh/id_ed25519 (encrypted; pass password to unlock)"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q lacks %q", err, want)
 	}
-	_, err = e.open(transport.Target{Host: "srv", Password: "wrong-" + secret})
+	_, err = e.open(transport.Target{Spec: transport.SSHParams{Host: "srv", Password: "wrong-" + secret}})
 	if want := "encrypted; the password given does not unlock it"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Open with a wrong password = %v, want %q", err, want)
 	}
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo unlocked", Password: secret})
+	c := e.mustOpen(transport.Target{Command: "echo unlocked", Spec: transport.SSHParams{Host: "srv", Password: secret}})
 	startReader(t, c).waitFor(t, "unlocked", 5*time.Second)
 	s.events.wait(t, "publickey "+gossh.FingerprintSHA256(pub)+" true")
 }
@@ -81,7 +81,7 @@ func TestAuthFailureListsMethods(t *testing.T) {
 	e.addHost("srv", s.Addr, rejected, encrypted, filepath.Join(e.Home, ".ssh", "id_missing"))
 	e.trustServer(s)
 
-	_, err := e.open(transport.Target{Host: "srv"})
+	_, err := e.open(transport.SSHTarget("srv"))
 	var ae *sshconn.AuthError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Open = %v, want *AuthError", err)
@@ -101,7 +101,7 @@ func TestAuthFailureListsMethods(t *testing.T) {
 		t.Errorf("a missing identity file is mentioned: %s", err)
 	}
 
-	_, err = e.open(transport.Target{Host: "srv", Password: secret})
+	_, err = e.open(transport.Target{Spec: transport.SSHParams{Host: "srv", Password: secret}})
 	if !errors.As(err, &ae) {
 		t.Fatalf("Open = %v, want *AuthError", err)
 	}
@@ -129,7 +129,7 @@ func TestAuthMethodNotOffered(t *testing.T) {
 	s := startServer(t, serverOptions{Keys: []gossh.PublicKey{newSigner(t, "ed25519").PublicKey()}})
 	e.addHost("srv", s.Addr)
 	e.trustServer(s)
-	_, err := e.open(transport.Target{Host: "srv", Password: secret})
+	_, err := e.open(transport.Target{Spec: transport.SSHParams{Host: "srv", Password: secret}})
 	var ae *sshconn.AuthError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Open = %v, want *AuthError", err)
@@ -154,7 +154,7 @@ func TestAgent(t *testing.T) {
 	s := startServer(t, serverOptions{Keys: []gossh.PublicKey{agentKey.PublicKey()}})
 	e.addHost("srv", s.Addr, fileKeyPath)
 	e.trustServer(s)
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo via-agent"})
+	c := e.mustOpen(transport.Target{Command: "echo via-agent", Spec: transport.SSHParams{Host: "srv"}})
 	startReader(t, c).waitFor(t, "via-agent", 5*time.Second)
 	// The agent's copy of the configured key goes first, then other agent keys.
 	evs := s.events.all()
@@ -165,7 +165,7 @@ func TestAgent(t *testing.T) {
 	_ = c.Close()
 
 	e.setHost("srv", func(c *sshconf.Config) { c.IdentitiesOnly = true })
-	_, err := e.open(transport.Target{Host: "srv"})
+	_, err := e.open(transport.SSHTarget("srv"))
 	var ae *sshconn.AuthError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Open with IdentitiesOnly = %v, want *AuthError", err)
@@ -178,7 +178,7 @@ func TestAgent(t *testing.T) {
 	}
 
 	t.Setenv("SSH_AUTH_SOCK", filepath.Join(t.TempDir(), "nothing-here"))
-	_, err = e.open(transport.Target{Host: "srv"})
+	_, err = e.open(transport.SSHTarget("srv"))
 	if want := "agent (unreachable at"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Open with a dead agent socket = %v, want %q", err, want)
 	}

@@ -36,7 +36,7 @@ func BenchmarkSSHDEchoRoundTrip(b *testing.B) {
 	b.Cleanup(func() { _ = o.Close() })
 	ctx, cancel := context.WithTimeout(b.Context(), 20*time.Second)
 	defer cancel()
-	c, err := o.Open(ctx, transport.Target{Host: "box", Command: "exec env PS1='$ ' bash --norc --noprofile"})
+	c, err := o.Open(ctx, transport.Target{Command: "exec env PS1='$ ' bash --norc --noprofile", Spec: transport.SSHParams{Host: "box"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,6 @@ func TestConformance(t *testing.T) {
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
 	transporttest.TestConn(t, func(t *testing.T) transport.Conn {
-		return e.mustOpen(t, transport.Target{Host: "box", Command: "exec cat"})
+		return e.mustOpen(t, transport.Target{Command: "exec cat", Spec: transport.SSHParams{Host: "box"}})
 	}, transporttest.Options{})
 }

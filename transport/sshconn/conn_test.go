@@ -30,7 +30,7 @@ func keyServer(t *testing.T, opts serverOptions) (*testServer, *clientEnv) {
 
 func TestShell(t *testing.T) {
 	s, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv", Size: transport.Size{Rows: 30, Cols: 90}})
+	c := e.mustOpen(transport.Target{Size: transport.Size{Rows: 30, Cols: 90}, Spec: transport.SSHParams{Host: "srv"}})
 	s.events.wait(t, "pty xterm-256color 30x90")
 	out := startReader(t, c)
 	out.waitFor(t, "$ ", 5*time.Second)
@@ -66,7 +66,7 @@ func TestExec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := e.mustOpen(transport.Target{Host: "srv", Command: tt.command})
+			c := e.mustOpen(transport.Target{Command: tt.command, Spec: transport.SSHParams{Host: "srv"}})
 			out := startReader(t, c)
 			if err := out.end(t, 5*time.Second); err != io.EOF {
 				t.Fatalf("Read ended with %v, want io.EOF", err)
@@ -91,7 +91,7 @@ func TestExec(t *testing.T) {
 
 func TestEnvAndTerm(t *testing.T) {
 	s, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv", Term: "vt100", Env: []string{"GREETING=hello there"}, Command: `printf '%s/%s\n' "$GREETING" "$TERM"`})
+	c := e.mustOpen(transport.Target{Term: "vt100", Env: []string{"GREETING=hello there"}, Command: `printf '%s/%s\n' "$GREETING" "$TERM"`, Spec: transport.SSHParams{Host: "srv"}})
 	out := startReader(t, c)
 	out.waitFor(t, "hello there/vt100", 5*time.Second)
 	s.events.wait(t, "env GREETING=hello there")
@@ -102,7 +102,7 @@ func TestEnvAndTerm(t *testing.T) {
 
 func TestResize(t *testing.T) {
 	s, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv"})
+	c := e.mustOpen(transport.SSHTarget("srv"))
 	s.events.wait(t, "pty xterm-256color 40x120") // transport.DefaultSize
 	out := startReader(t, c)
 	out.waitFor(t, "$ ", 5*time.Second)
@@ -121,7 +121,7 @@ func TestResize(t *testing.T) {
 
 func TestSignal(t *testing.T) {
 	s, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ready; exec sleep 30"})
+	c := e.mustOpen(transport.Target{Command: "echo ready; exec sleep 30", Spec: transport.SSHParams{Host: "srv"}})
 	out := startReader(t, c)
 	out.waitFor(t, "ready", 5*time.Second)
 	if err := c.Signal(t.Context(), "SIGUSR1"); err != nil {
@@ -142,7 +142,7 @@ func TestSignal(t *testing.T) {
 // then fail with os.ErrClosed, Wait returns, and Close is idempotent.
 func TestCloseUnblocks(t *testing.T) {
 	_, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ready; exec sleep 30"})
+	c := e.mustOpen(transport.Target{Command: "echo ready; exec sleep 30", Spec: transport.SSHParams{Host: "srv"}})
 	out := startReader(t, c)
 	out.waitFor(t, "ready", 5*time.Second)
 	var wg sync.WaitGroup
@@ -170,7 +170,7 @@ func TestPooling(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 5 {
 		wg.Go(func() {
-			c, err := e.open(transport.Target{Host: "srv", Command: "exec sleep 30"})
+			c, err := e.open(transport.Target{Command: "exec sleep 30", Spec: transport.SSHParams{Host: "srv"}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -199,7 +199,7 @@ func TestPooling(t *testing.T) {
 	for _, c := range conns {
 		_ = c.Close()
 	}
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "true"})
+	c := e.mustOpen(transport.Target{Command: "true", Spec: transport.SSHParams{Host: "srv"}})
 	if c.Client() == first {
 		t.Errorf("after every session closed, a new session reused connection %s", first)
 	}
@@ -214,7 +214,7 @@ func TestPooling(t *testing.T) {
 
 func TestOpenerClose(t *testing.T) {
 	_, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ready; exec sleep 30"})
+	c := e.mustOpen(transport.Target{Command: "echo ready; exec sleep 30", Spec: transport.SSHParams{Host: "srv"}})
 	out := startReader(t, c)
 	out.waitFor(t, "ready", 5*time.Second)
 	if err := e.Opener.Close(); err != nil {
@@ -226,7 +226,7 @@ func TestOpenerClose(t *testing.T) {
 	if err := waitErr(t, c, 3*time.Second); !errors.Is(err, sshconn.ErrOpenerClosed) {
 		t.Errorf("Wait after Opener.Close = %v, want ErrOpenerClosed", err)
 	}
-	if _, err := e.open(transport.Target{Host: "srv"}); !errors.Is(err, sshconn.ErrOpenerClosed) {
+	if _, err := e.open(transport.SSHTarget("srv")); !errors.Is(err, sshconn.ErrOpenerClosed) {
 		t.Errorf("Open after Close = %v, want ErrOpenerClosed", err)
 	}
 }
@@ -242,7 +242,7 @@ func TestKeepaliveBlackHole(t *testing.T) {
 		c.ServerAliveCountMax = 2
 	})
 	e.redirect(s.Addr, p.Addr)
-	c := e.mustOpen(transport.Target{Host: "srv"})
+	c := e.mustOpen(transport.SSHTarget("srv"))
 	out := startReader(t, c)
 	out.waitFor(t, "$ ", 5*time.Second)
 	// Keepalive round trips on a healthy link must not kill it.
@@ -278,7 +278,7 @@ func TestLinkReset(t *testing.T) {
 	s, e := keyServer(t, serverOptions{})
 	p := startProxy(t, s.Addr)
 	e.redirect(s.Addr, p.Addr)
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ready; exec sleep 30"})
+	c := e.mustOpen(transport.Target{Command: "echo ready; exec sleep 30", Spec: transport.SSHParams{Host: "srv"}})
 	out := startReader(t, c)
 	out.waitFor(t, "ready", 5*time.Second)
 	p.Reset()
@@ -289,7 +289,7 @@ func TestLinkReset(t *testing.T) {
 	if err := waitErr(t, c, 3*time.Second); !errors.As(err, &le) {
 		t.Fatalf("Wait after reset = %v, want *LinkError", err)
 	}
-	c2 := e.mustOpen(transport.Target{Host: "srv", Command: "echo again"})
+	c2 := e.mustOpen(transport.Target{Command: "echo again", Spec: transport.SSHParams{Host: "srv"}})
 	if c2.Client() == c.Client() {
 		t.Errorf("Open after the link died reused %s", c.Client())
 	}
@@ -306,21 +306,21 @@ func TestStalePooledConnection(t *testing.T) {
 	s, e := keyServer(t, serverOptions{})
 	p := startProxy(t, s.Addr)
 	e.redirect(s.Addr, p.Addr)
-	first := e.mustOpen(transport.Target{Host: "srv", Command: "echo ready; exec sleep 30"})
+	first := e.mustOpen(transport.Target{Command: "echo ready; exec sleep 30", Spec: transport.SSHParams{Host: "srv"}})
 	startReader(t, first).waitFor(t, "ready", 5*time.Second)
 	p.BlackHole()
 
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := e.Opener.Open(ctx, transport.Target{Host: "srv", Command: "true"})
+	_, err := e.Opener.Open(ctx, transport.Target{Command: "true", Spec: transport.SSHParams{Host: "srv"}})
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the next open uses a new one") {
 		t.Fatalf("Open on a black-holed connection = %v, want a deadline error", err)
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("Open took %s with a 300ms context", took)
 	}
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo fresh"})
+	c := e.mustOpen(transport.Target{Command: "echo fresh", Spec: transport.SSHParams{Host: "srv"}})
 	startReader(t, c).waitFor(t, "fresh", 5*time.Second)
 	if c.Client() == first.Client() {
 		t.Errorf("the next Open reused the dead connection %s", first.Client())
@@ -332,7 +332,7 @@ func TestStalePooledConnection(t *testing.T) {
 // *LinkError, and Read ends with io.EOF.
 func TestNoExitStatus(t *testing.T) {
 	_, e := keyServer(t, serverOptions{})
-	c := e.mustOpen(transport.Target{Host: "srv", Command: closeWithoutStatus})
+	c := e.mustOpen(transport.Target{Command: closeWithoutStatus, Spec: transport.SSHParams{Host: "srv"}})
 	if err := startReader(t, c).end(t, 5*time.Second); err != io.EOF {
 		t.Errorf("Read = %v, want io.EOF", err)
 	}

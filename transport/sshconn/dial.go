@@ -112,7 +112,7 @@ func (o *Opener) handshake(ctx context.Context, via *ssh.Client, cfg *sshconf.Co
 	}
 	auth := newAuthRun(authInput{
 		cfg:          cfg,
-		password:     t.Password,
+		password:     t.SSH().Password,
 		sendPassword: target,
 		home:         home,
 		agentSock:    os.Getenv("SSH_AUTH_SOCK"),
@@ -153,7 +153,7 @@ func (o *Opener) handshake(ctx context.Context, via *ssh.Client, cfg *sshconf.Co
 		}
 	}
 
-	hk, err := newHostKeys(cfg, a, t.AcceptNewHostKey, &o.khMu)
+	hk, err := newHostKeys(cfg, a, t.SSH().AcceptNewHostKey, &o.khMu)
 	if err != nil {
 		_ = nc.Close() // best effort; err says why
 		return nil, err

@@ -34,7 +34,7 @@ func jumpSetup(t *testing.T, forwarding bool) (jump, target *testServer, e *clie
 
 func TestProxyJump(t *testing.T) {
 	jump, target, e := jumpSetup(t, true)
-	c := e.mustOpen(transport.Target{Host: "target", Command: "echo through"})
+	c := e.mustOpen(transport.Target{Command: "echo through", Spec: transport.SSHParams{Host: "target"}})
 	startReader(t, c).waitFor(t, "through", 5*time.Second)
 	jump.events.wait(t, "forward 127.0.0.1:"+strconv.Itoa(target.Port)+" true")
 	if n := e.Dials.Load(); n != 1 {
@@ -47,7 +47,7 @@ func TestProxyJump(t *testing.T) {
 		t.Errorf("Client() = %q, want it to name the jump host", c.Client())
 	}
 	// Target.Jump "none" overrides the configured jump: a direct connection.
-	c2 := e.mustOpen(transport.Target{Host: "target", Command: "echo direct", Jump: "none"})
+	c2 := e.mustOpen(transport.Target{Command: "echo direct", Spec: transport.SSHParams{Host: "target", Jump: "none"}})
 	startReader(t, c2).waitFor(t, "direct", 5*time.Second)
 	if strings.Contains(c2.Client(), "via") || c2.Client() == c.Client() {
 		t.Errorf("Jump none: Client() = %q", c2.Client())
@@ -59,7 +59,7 @@ func TestProxyJump(t *testing.T) {
 func TestProxyJumpPasswordStaysWithTarget(t *testing.T) {
 	jump, target, e := jumpSetup(t, true)
 	e.setHost("target", func(c *sshconf.Config) { c.IdentityFiles = nil })
-	c := e.mustOpen(transport.Target{Host: "target", Command: "echo pw", Password: secret})
+	c := e.mustOpen(transport.Target{Command: "echo pw", Spec: transport.SSHParams{Host: "target", Password: secret}})
 	startReader(t, c).waitFor(t, "pw", 5*time.Second)
 	target.events.wait(t, "password true")
 	for _, ev := range jump.events.all() {
@@ -72,7 +72,7 @@ func TestProxyJumpPasswordStaysWithTarget(t *testing.T) {
 func TestProxyJumpErrors(t *testing.T) {
 	t.Run("forwarding refused", func(t *testing.T) {
 		_, target, e := jumpSetup(t, false)
-		_, err := e.open(transport.Target{Host: "target"})
+		_, err := e.open(transport.SSHTarget("target"))
 		var je *sshconn.JumpError
 		if !errors.As(err, &je) || je.Hop != 1 || je.Hops != 1 || je.Host != "jump" || je.Next != target.Addr {
 			t.Fatalf("Open = %#v, want a *JumpError for hop 1 (jump) reaching %s", err, target.Addr)
@@ -88,7 +88,7 @@ func TestProxyJumpErrors(t *testing.T) {
 	t.Run("jump host auth", func(t *testing.T) {
 		_, _, e := jumpSetup(t, true)
 		e.setHost("jump", func(c *sshconf.Config) { c.IdentityFiles = nil })
-		_, err := e.open(transport.Target{Host: "target", Password: secret})
+		_, err := e.open(transport.Target{Spec: transport.SSHParams{Host: "target", Password: secret}})
 		var je *sshconn.JumpError
 		var ae *sshconn.AuthError
 		if !errors.As(err, &je) || je.Hop != 1 || !errors.As(err, &ae) {
@@ -104,7 +104,7 @@ func TestProxyJumpErrors(t *testing.T) {
 	t.Run("jump host unknown", func(t *testing.T) {
 		jump, _, e := jumpSetup(t, true)
 		e.setHost("jump", func(c *sshconf.Config) { c.UserKnownHostsFiles = []string{c.UserKnownHostsFiles[0] + ".empty"} })
-		_, err := e.open(transport.Target{Host: "target"})
+		_, err := e.open(transport.SSHTarget("target"))
 		var je *sshconn.JumpError
 		var ue *sshconn.UnknownHostKeyError
 		if !errors.As(err, &je) || !errors.As(err, &ue) || ue.Fingerprint != gossh.FingerprintSHA256(jump.HostKeys[0].PublicKey()) {
@@ -120,7 +120,7 @@ func TestHandshakeTimeout(t *testing.T) {
 	e.addHost("silent", silentServer(t))
 	e.Opener.HandshakeTimeout = 300 * time.Millisecond
 	start := time.Now()
-	_, err := e.open(transport.Target{Host: "silent"})
+	_, err := e.open(transport.SSHTarget("silent"))
 	took := time.Since(start)
 	var te *sshconn.TimeoutError
 	if !errors.As(err, &te) || te.Phase != "handshake" {
@@ -140,7 +140,7 @@ func TestHandshakeCancel(t *testing.T) {
 	e.addHost("silent", silentServer(t))
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := e.Opener.Open(ctx, transport.Target{Host: "silent"})
+	_, err := e.Opener.Open(ctx, transport.SSHTarget("silent"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Open = %v, want context.Canceled", err)
 	}
@@ -151,7 +151,7 @@ func TestHandshakeCancel(t *testing.T) {
 func TestProxyCommandRefused(t *testing.T) {
 	_, e := keyServer(t, serverOptions{})
 	e.setHost("srv", func(c *sshconf.Config) { c.ProxyCommand = "nc -X connect -x proxy:3128 %h %p" })
-	_, err := e.open(transport.Target{Host: "srv"})
+	_, err := e.open(transport.SSHTarget("srv"))
 	if err == nil || !strings.Contains(err.Error(), "ProxyCommand") || !strings.Contains(err.Error(), "ProxyJump") {
 		t.Fatalf("Open = %v, want a ProxyCommand error suggesting ProxyJump", err)
 	}
@@ -170,7 +170,7 @@ func TestDialErrors(t *testing.T) {
 		addr := ln.Addr().String()
 		ln.Close()
 		e.addHost("closed", addr)
-		_, err = e.open(transport.Target{Host: "closed"})
+		_, err = e.open(transport.SSHTarget("closed"))
 		var re *sshconn.RefusedError
 		if !errors.As(err, &re) || re.Addr != addr {
 			t.Fatalf("Open = %v, want *RefusedError for %s", err, addr)
@@ -184,7 +184,7 @@ func TestDialErrors(t *testing.T) {
 			// What net.Dialer returns for NXDOMAIN, without needing DNS.
 			return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: "no-such-host.invalid", IsNotFound: true}}
 		}
-		_, err := e.open(transport.Target{Host: "web"})
+		_, err := e.open(transport.SSHTarget("web"))
 		var ne *sshconn.NameError
 		if !errors.As(err, &ne) || ne.Name != "no-such-host.invalid" || ne.Host != "web" {
 			t.Fatalf("Open = %v, want *NameError", err)
@@ -201,7 +201,7 @@ func TestDialErrors(t *testing.T) {
 			<-ctx.Done() // a SYN into the void
 			return nil, &net.OpError{Op: "dial", Net: network, Err: ctx.Err()}
 		}
-		_, err := e.open(transport.Target{Host: "slow"})
+		_, err := e.open(transport.SSHTarget("slow"))
 		var te *sshconn.TimeoutError
 		if !errors.As(err, &te) || te.Phase != "connect" {
 			t.Fatalf("Open = %v, want a connect *TimeoutError", err)

@@ -47,10 +47,11 @@ func TestDropbear(t *testing.T) {
 				block = strings.Replace(block, d.ClientKey, d.ClientKey+".absent", 1)
 			}
 			e := newSSHDEnv(t, block)
-			tg := transport.Target{Host: "router", Command: "echo logged-in-as-$(id -un)", AcceptNewHostKey: true}
+			sp := transport.SSHParams{Host: "router", AcceptNewHostKey: true}
 			if tt.password {
-				tg.Password = d.Password
+				sp.Password = d.Password
 			}
+			tg := transport.Target{Command: "echo logged-in-as-$(id -un)", Spec: sp}
 			c, err := e.open(t, tg)
 			if err != nil {
 				t.Fatalf("Open: %v\ndropbear log:\n%s", err, d.Log())
@@ -78,7 +79,7 @@ func TestDropbear(t *testing.T) {
 func TestDropbearLoginShell(t *testing.T) {
 	d := dropbeartest.Start(t, dropbeartest.Options{HostKeys: []string{"ed25519"}, Shell: dropbeartest.Ash(t)})
 	e := newSSHDEnv(t, d.ConfigBlock("router", "KNOWN_HOSTS"))
-	c, err := e.open(t, transport.Target{Host: "router", AcceptNewHostKey: true, Size: transport.Size{Rows: 24, Cols: 80}})
+	c, err := e.open(t, transport.Target{Size: transport.Size{Rows: 24, Cols: 80}, Spec: transport.SSHParams{Host: "router", AcceptNewHostKey: true}})
 	if err != nil {
 		t.Fatalf("Open: %v\ndropbear log:\n%s", err, d.Log())
 	}

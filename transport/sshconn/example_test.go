@@ -20,7 +20,7 @@ func ExampleOpener() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := o.Open(ctx, transport.Target{Host: "build-box", Command: "uname -sm"})
+	c, err := o.Open(ctx, transport.Target{Command: "uname -sm", Spec: transport.SSHParams{Host: "build-box"}})
 	if err != nil {
 		fmt.Println(err) // says what to do next: accept the host key, pass a password, ...
 		return

@@ -24,7 +24,7 @@ func TestSSHDExec(t *testing.T) {
 	e.trust(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	l, err := e.Opener.Link(ctx, transport.Target{Host: "box"})
+	l, err := e.Opener.Link(ctx, transport.SSHTarget("box"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -539,7 +539,7 @@ func (e *clientEnv) mustOpen(t transport.Target) *sshconn.Conn {
 	e.t.Helper()
 	c, err := e.open(t)
 	if err != nil {
-		e.t.Fatalf("Open(%s): %v", t.Host, err)
+		e.t.Fatalf("Open(%s): %v", t.SSH().Host, err)
 	}
 	return c
 }

@@ -41,7 +41,7 @@ func TestUnknownHostKey(t *testing.T) {
 			})
 			hostKey := s.HostKeys[0].PublicKey()
 
-			_, err := e.open(transport.Target{Host: "srv"})
+			_, err := e.open(transport.SSHTarget("srv"))
 			var ue *sshconn.UnknownHostKeyError
 			if !errors.As(err, &ue) {
 				t.Fatalf("Open = %v, want *UnknownHostKeyError", err)
@@ -55,12 +55,12 @@ func TestUnknownHostKey(t *testing.T) {
 				t.Errorf("refusing the key still wrote %s (%v)", kh, err)
 			}
 
-			c := e.mustOpen(transport.Target{Host: "srv", Command: "echo accepted", AcceptNewHostKey: true})
+			c := e.mustOpen(transport.Target{Command: "echo accepted", Spec: transport.SSHParams{Host: "srv", AcceptNewHostKey: true}})
 			startReader(t, c).waitFor(t, "accepted", 5*time.Second)
 			_ = c.Close()
 
 			// Known now, without accept_new_host_key.
-			c = e.mustOpen(transport.Target{Host: "srv", Command: "echo known"})
+			c = e.mustOpen(transport.Target{Command: "echo known", Spec: transport.SSHParams{Host: "srv"}})
 			startReader(t, c).waitFor(t, "known", 5*time.Second)
 
 			data, err := os.ReadFile(kh)
@@ -91,7 +91,7 @@ func TestUnknownHostKey(t *testing.T) {
 func TestStrictHostKeyCheckingAcceptNew(t *testing.T) {
 	_, e := hostKeyServer(t, serverOptions{})
 	e.setHost("srv", func(c *sshconf.Config) { c.StrictHostKeyChecking = "accept-new" })
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ok"})
+	c := e.mustOpen(transport.Target{Command: "echo ok", Spec: transport.SSHParams{Host: "srv"}})
 	startReader(t, c).waitFor(t, "ok", 5*time.Second)
 	if !strings.Contains(e.Log.String(), "recorded new host key") {
 		t.Errorf("recording was not logged:\n%s", e.Log)
@@ -115,9 +115,9 @@ func TestChangedHostKey(t *testing.T) {
 		target transport.Target
 		strict string
 	}{
-		{name: "strict", target: transport.Target{Host: "srv"}, strict: "yes"},
-		{name: "accept_new_host_key", target: transport.Target{Host: "srv", AcceptNewHostKey: true}, strict: "yes"},
-		{name: "StrictHostKeyChecking=no", target: transport.Target{Host: "srv"}, strict: "no"},
+		{name: "strict", target: transport.SSHTarget("srv"), strict: "yes"},
+		{name: "accept_new_host_key", target: transport.Target{Spec: transport.SSHParams{Host: "srv", AcceptNewHostKey: true}}, strict: "yes"},
+		{name: "StrictHostKeyChecking=no", target: transport.SSHTarget("srv"), strict: "no"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e.setHost("srv", func(c *sshconf.Config) { c.StrictHostKeyChecking = tt.strict })
@@ -149,7 +149,7 @@ func TestHostKeyAlgorithmsFromKnownHosts(t *testing.T) {
 	ed, ec := newSigner(t, "ed25519"), newSigner(t, "ecdsa")
 	s, e := hostKeyServer(t, serverOptions{HostKeys: []gossh.Signer{ec, ed}})
 	e.trust(s.Addr, ed.PublicKey())
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ok"})
+	c := e.mustOpen(transport.Target{Command: "echo ok", Spec: transport.SSHParams{Host: "srv"}})
 	startReader(t, c).waitFor(t, "ok", 5*time.Second)
 }
 
@@ -166,7 +166,7 @@ func TestKnownHostsGlobalAndMissing(t *testing.T) {
 		c.UserKnownHostsFiles = []string{filepath.Join(e.Home, "absent"), e.KnownHosts}
 		c.GlobalKnownHostsFiles = []string{global, filepath.Join(e.Home, "absent-too")}
 	})
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ok"})
+	c := e.mustOpen(transport.Target{Command: "echo ok", Spec: transport.SSHParams{Host: "srv"}})
 	startReader(t, c).waitFor(t, "ok", 5*time.Second)
 	if _, err := os.Stat(filepath.Join(e.Home, "absent")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a known host was recorded anyway")
@@ -180,7 +180,7 @@ func TestMalformedKnownHosts(t *testing.T) {
 	if err := os.WriteFile(e.KnownHosts, []byte("host ssh-ed25519 not-base64!\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.open(transport.Target{Host: "srv", AcceptNewHostKey: true})
+	_, err := e.open(transport.Target{Spec: transport.SSHParams{Host: "srv", AcceptNewHostKey: true}})
 	if err == nil || !strings.Contains(err.Error(), "known_hosts") {
 		t.Fatalf("Open = %v, want a known_hosts error", err)
 	}
@@ -197,7 +197,7 @@ func authorizedKeyBody(t *testing.T, k gossh.PublicKey) string {
 func TestHostKeyAlias(t *testing.T) {
 	s, e := hostKeyServer(t, serverOptions{})
 	e.setHost("srv", func(c *sshconf.Config) { c.HostKeyAlias = "build-box" })
-	c := e.mustOpen(transport.Target{Host: "srv", Command: "echo ok", AcceptNewHostKey: true})
+	c := e.mustOpen(transport.Target{Command: "echo ok", Spec: transport.SSHParams{Host: "srv", AcceptNewHostKey: true}})
 	startReader(t, c).waitFor(t, "ok", 5*time.Second)
 	data, err := os.ReadFile(e.KnownHosts)
 	if err != nil {
@@ -211,7 +211,7 @@ func TestHostKeyAlias(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = c.Close()
-	_, err = e.open(transport.Target{Host: "srv"})
+	_, err = e.open(transport.SSHTarget("srv"))
 	var ue *sshconn.UnknownHostKeyError
 	if !errors.As(err, &ue) || ue.KnownAs != "build-box" {
 		t.Fatalf("Open = %v, want *UnknownHostKeyError for build-box", err)

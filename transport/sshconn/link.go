@@ -28,7 +28,7 @@ func (o *Opener) Link(ctx context.Context, t transport.Target) (*Link, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if t.Host == "" {
+	if t.SSH().Host == "" {
 		return nil, errors.New("ssh: no host given")
 	}
 	cfg, hops, err := o.resolveChain(ctx, t)

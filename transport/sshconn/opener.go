@@ -86,7 +86,7 @@ func (o *Opener) Open(ctx context.Context, t transport.Target) (transport.Conn, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if t.Host == "" {
+	if t.SSH().Host == "" {
 		return nil, errors.New("ssh: no host given")
 	}
 	size := t.Size
@@ -137,11 +137,12 @@ func (o *Opener) resolveChain(ctx context.Context, t transport.Target) (sshconf.
 	if resolve == nil {
 		resolve = sshconf.Resolve
 	}
-	cfg, err := resolve(ctx, t.Host, sshconf.Overrides{User: t.User, Port: t.Port, IdentityFile: t.IdentityFile, Jump: t.Jump}, o.Config)
+	p := t.SSH()
+	cfg, err := resolve(ctx, p.Host, sshconf.Overrides{User: p.User, Port: p.Port, IdentityFile: p.IdentityFile, Jump: p.Jump}, o.Config)
 	if err != nil {
-		return cfg, nil, fmt.Errorf("ssh: resolve host %q: %w", t.Host, err)
+		return cfg, nil, fmt.Errorf("ssh: resolve host %q: %w", p.Host, err)
 	}
-	fillDefaults(&cfg, t.Host, o.Config.LocalUser)
+	fillDefaults(&cfg, p.Host, o.Config.LocalUser)
 	if err := noProxyCommand(&cfg); err != nil {
 		return cfg, nil, err
 	}

@@ -85,7 +85,7 @@ func (e *sshdEnv) mustOpen(t *testing.T, tg transport.Target) *sshconn.Conn {
 	t.Helper()
 	c, err := e.open(t, tg)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", tg.Host, err)
+		t.Fatalf("Open(%s): %v", tg.SSH().Host, err)
 	}
 	return c
 }
@@ -97,14 +97,14 @@ func TestSSHDOneConnection(t *testing.T) {
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
 
-	shell := e.mustOpen(t, transport.Target{Host: "box", Command: "exec env PS1='$ ' bash --norc --noprofile"})
+	shell := e.mustOpen(t, transport.Target{Command: "exec env PS1='$ ' bash --norc --noprofile", Spec: transport.SSHParams{Host: "box"}})
 	out := startReader(t, shell)
 	if _, err := io.WriteString(shell, "echo shell-$((6*7))\n"); err != nil {
 		t.Fatal(err)
 	}
 	out.waitFor(t, "shell-42", 10*time.Second)
 	for i := range 20 {
-		c := e.mustOpen(t, transport.Target{Host: "box", Command: fmt.Sprintf("echo command-%d", i)})
+		c := e.mustOpen(t, transport.Target{Command: fmt.Sprintf("echo command-%d", i), Spec: transport.SSHParams{Host: "box"}})
 		rd := startReader(t, c)
 		rd.waitFor(t, fmt.Sprintf("command-%d", i), 10*time.Second)
 		if err := waitErr(t, c, 10*time.Second); err != nil {
@@ -131,7 +131,7 @@ func TestSSHDMaxSessions(t *testing.T) {
 	e.trust(t, d)
 	var clients []string
 	for i := range 3 {
-		c := e.mustOpen(t, transport.Target{Host: "box", Command: fmt.Sprintf("echo s%d; exec sleep 60", i)})
+		c := e.mustOpen(t, transport.Target{Command: fmt.Sprintf("echo s%d; exec sleep 60", i), Spec: transport.SSHParams{Host: "box"}})
 		startReader(t, c).waitFor(t, fmt.Sprintf("s%d", i), 10*time.Second)
 		clients = append(clients, c.Client())
 	}
@@ -147,7 +147,7 @@ func TestSSHDShellResizeSignal(t *testing.T) {
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS"))
 	e.trust(t, d)
-	c := e.mustOpen(t, transport.Target{Host: "box", Size: transport.Size{Rows: 24, Cols: 80}, Command: "exec env PS1='$ ' bash --norc --noprofile"})
+	c := e.mustOpen(t, transport.Target{Size: transport.Size{Rows: 24, Cols: 80}, Command: "exec env PS1='$ ' bash --norc --noprofile", Spec: transport.SSHParams{Host: "box"}})
 	out := startReader(t, c)
 	if _, err := io.WriteString(c, "stty size; echo $TERM\n"); err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestSSHDShellResizeSignal(t *testing.T) {
 	}
 	out.waitFor(t, "33 101", 10*time.Second)
 
-	s := e.mustOpen(t, transport.Target{Host: "box", Command: "echo sleeping; exec sleep 60"})
+	s := e.mustOpen(t, transport.Target{Command: "echo sleeping; exec sleep 60", Spec: transport.SSHParams{Host: "box"}})
 	startReader(t, s).waitFor(t, "sleeping", 10*time.Second)
 	if err := s.Signal(t.Context(), "TERM"); err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestSSHDShellResizeSignal(t *testing.T) {
 		}
 	}
 	var ee *transport.ExitError
-	x := e.mustOpen(t, transport.Target{Host: "box", Command: "exit 5"})
+	x := e.mustOpen(t, transport.Target{Command: "exit 5", Spec: transport.SSHParams{Host: "box"}})
 	startReader(t, x)
 	if err := waitErr(t, x, 10*time.Second); !errors.As(err, &ee) || ee.Status != 5 {
 		t.Fatalf("Wait = %v, want exit status 5", err)
@@ -193,7 +193,7 @@ func TestSSHDChangedHostKey(t *testing.T) {
 	if err := os.WriteFile(e.KnownHosts, []byte(lines), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.open(t, transport.Target{Host: "box", AcceptNewHostKey: true})
+	_, err := e.open(t, transport.Target{Spec: transport.SSHParams{Host: "box", AcceptNewHostKey: true}})
 	var ce *sshconn.HostKeyChangedError
 	if !errors.As(err, &ce) {
 		t.Fatalf("Open = %v, want *HostKeyChangedError", err)
@@ -214,18 +214,18 @@ func TestSSHDChangedHostKey(t *testing.T) {
 func TestSSHDUnknownHost(t *testing.T) {
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	e := newSSHDEnv(t, d.ConfigBlock("box", "KNOWN_HOSTS", "HashKnownHosts yes"))
-	_, err := e.open(t, transport.Target{Host: "box"})
+	_, err := e.open(t, transport.SSHTarget("box"))
 	var ue *sshconn.UnknownHostKeyError
 	if !errors.As(err, &ue) || ue.Fingerprint != gossh.FingerprintSHA256(d.HostKey) {
 		t.Fatalf("Open = %v, want *UnknownHostKeyError with %s", err, gossh.FingerprintSHA256(d.HostKey))
 	}
-	c := e.mustOpen(t, transport.Target{Host: "box", Command: "echo first", AcceptNewHostKey: true})
+	c := e.mustOpen(t, transport.Target{Command: "echo first", Spec: transport.SSHParams{Host: "box", AcceptNewHostKey: true}})
 	startReader(t, c).waitFor(t, "first", 10*time.Second)
 	_ = c.Close()
 
 	// A new Opener (no pooled connection) without accept_new_host_key.
 	e2 := newSSHDEnv(t, d.ConfigBlock("box", e.KnownHosts))
-	c = e2.mustOpen(t, transport.Target{Host: "box", Command: "echo second"})
+	c = e2.mustOpen(t, transport.Target{Command: "echo second", Spec: transport.SSHParams{Host: "box"}})
 	startReader(t, c).waitFor(t, "second", 10*time.Second)
 
 	data, _ := os.ReadFile(e.KnownHosts)
@@ -251,7 +251,7 @@ func TestSSHDProxyJump(t *testing.T) {
 	e := newSSHDEnv(t, config)
 	e.trust(t, bastion)
 	e.trust(t, inner)
-	c := e.mustOpen(t, transport.Target{Host: "inner", Command: "echo inside"})
+	c := e.mustOpen(t, transport.Target{Command: "echo inside", Spec: transport.SSHParams{Host: "inner"}})
 	startReader(t, c).waitFor(t, "inside", 10*time.Second)
 	if err := waitErr(t, c, 10*time.Second); err != nil {
 		t.Fatal(err)
@@ -285,7 +285,7 @@ func TestSSHDKeepaliveBlackHole(t *testing.T) {
 	e.Opener.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		return dial(ctx, network, p.Addr)
 	}
-	c := e.mustOpen(t, transport.Target{Host: "box", Command: "exec env PS1='$ ' bash --norc --noprofile"})
+	c := e.mustOpen(t, transport.Target{Command: "exec env PS1='$ ' bash --norc --noprofile", Spec: transport.SSHParams{Host: "box"}})
 	out := startReader(t, c)
 	if _, err := io.WriteString(c, "echo up-$((1+1))\n"); err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func TestSSHDAuthFailure(t *testing.T) {
 	}
 	e := newSSHDEnv(t, strings.Replace(d.ConfigBlock("box", "KNOWN_HOSTS"), d.ClientKey, stranger, 1))
 	e.trust(t, d)
-	_, err := e.open(t, transport.Target{Host: "box", Password: secret})
+	_, err := e.open(t, transport.Target{Spec: transport.SSHParams{Host: "box", Password: secret}})
 	var ae *sshconn.AuthError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Open = %v, want *AuthError", err)
@@ -356,10 +356,10 @@ func TestSSHDPoolKeepsEachAliasTrust(t *testing.T) {
 	}
 	e := newSSHDEnv(t, d.ConfigBlock("good", "KNOWN_HOSTS")+d.ConfigBlock("doubtful", wrong))
 	e.trust(t, d)
-	c := e.mustOpen(t, transport.Target{Host: "good", Command: "echo ready; exec sleep 30"})
+	c := e.mustOpen(t, transport.Target{Command: "echo ready; exec sleep 30", Spec: transport.SSHParams{Host: "good"}})
 	startReader(t, c).waitFor(t, "ready", 10*time.Second)
 
-	_, err := e.open(t, transport.Target{Host: "doubtful", Command: "true"})
+	_, err := e.open(t, transport.Target{Command: "true", Spec: transport.SSHParams{Host: "doubtful"}})
 	var ce *sshconn.HostKeyChangedError
 	if !errors.As(err, &ce) {
 		t.Fatalf("Open(doubtful) while good's connection is pooled = %v, want *HostKeyChangedError", err)
@@ -368,7 +368,7 @@ func TestSSHDPoolKeepsEachAliasTrust(t *testing.T) {
 		t.Errorf("opener dialled %d times, want 2 (one per trust setting)", n)
 	}
 	// A second session of the same alias still shares the connection.
-	c2 := e.mustOpen(t, transport.Target{Host: "good", Command: "echo again"})
+	c2 := e.mustOpen(t, transport.Target{Command: "echo again", Spec: transport.SSHParams{Host: "good"}})
 	startReader(t, c2).waitFor(t, "again", 10*time.Second)
 	if c2.Client() != c.Client() {
 		t.Errorf("a second session of one alias got connection %s, want the pooled %s", c2.Client(), c.Client())
