@@ -133,13 +133,16 @@ func startClientServers(b *testing.B) *clientServers {
 }
 
 // startTTYMUXServers starts bin's in-process and persistent servers, the
-// latter with the agent beside bin on a private socket.
+// latter with the agent beside bin on a private socket. Each has a HOME of
+// its own, as one client's server has: two servers writing one audit log
+// in turn make each record read the other's last line first.
 func startTTYMUXServers(b *testing.B, bin string) *clientServers {
-	env, runtime := clientEnv(b, bin)
+	inprocEnv, _ := clientEnv(b, bin)
+	persEnv, runtime := clientEnv(b, bin)
 	c := &clientServers{runtime: runtime}
 	c.inprocCmd = exec.Command(bin, "mcp", "-no-agent")
 	c.persCmd = exec.Command(bin, "mcp")
-	c.inprocCmd.Env, c.persCmd.Env = env, env
+	c.inprocCmd.Env, c.persCmd.Env = inprocEnv, persEnv
 	c.inproc, c.pers = stdioClient(b, c.inprocCmd), stdioClient(b, c.persCmd)
 	return c
 }
