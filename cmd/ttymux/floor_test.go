@@ -100,7 +100,13 @@ func median(d []time.Duration) time.Duration {
 // bin), and the agent stopped at the end. The servers run at their default
 // log level.
 func clientEnv(b *testing.B, bin string) (env []string, runtime string) {
-	home := b.TempDir()
+	// Not b.TempDir: the agent may still write its state there while the
+	// benchmark's cleanup removes it.
+	home, err := os.MkdirTemp("", "ttymux-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = os.RemoveAll(home) }) // best effort
 	runtime = shortTempDir(b)
 	env = append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
