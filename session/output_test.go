@@ -76,11 +76,12 @@ func TestBinaryOutputSummarised(t *testing.T) {
 // {mode: "screen"} had rows 4–7 (Mem, Swap, the blank row, the PID header)
 // blank in 3 of 9 reads. top redraws the normal screen in place and skips
 // the rows that did not change since its last frame; forty frames later,
-// the screen still shows them.
+// the screen still shows them. Frames 30 ms apart: the test's time is
+// top's (4 s at 0.1 s, the second slowest of the package's own tests).
 func TestTopScreenKeepsHeader(t *testing.T) {
 	m := newManager(t, session.Options{})
 	s := openShell(t, m)
-	r := send(t, s, session.SendRequest{Text: "top -d 0.1 -n 40", Timeout: 60 * time.Second})
+	r := send(t, s, session.SendRequest{Text: "top -d 0.03 -n 40", Timeout: 60 * time.Second})
 	// On a loaded machine top can go quiet for longer than a full-screen
 	// program waiting for a key does, and the send returns as such a wait
 	// (complete false): wait on for its end then.

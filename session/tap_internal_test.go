@@ -48,7 +48,9 @@ func TestTapSeesThePromptMark(t *testing.T) {
 func TestTapReleaseWhileFlooded(t *testing.T) {
 	s := &Session{terminal: terminal{now: time.Now}}
 	s.sendMu.Lock() // as Borrow leaves it
-	tap := &Tap{s: s, wake: make(chan struct{})}
+	// The far end never goes quiet: Release waits out its limit, shortened
+	// here (the default, 5 s, was this package's third slowest test).
+	tap := &Tap{s: s, wake: make(chan struct{}), releaseLimit: 200 * time.Millisecond}
 	s.tap = tap
 	stop := make(chan struct{})
 	pumped := make(chan struct{})

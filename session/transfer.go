@@ -200,7 +200,14 @@ type Tap struct {
 	markEnd  int64             // the watch offset just past the mark
 	reached  bool              // the reader got back
 	released bool              // Release has begun: the transfer reads no more
+
+	// releaseLimit bounds Release's wait for quiet (0: releaseLimit).
+	releaseLimit time.Duration
 }
+
+// releaseLimit is how long Release waits for a far end that never goes
+// quiet.
+const releaseLimit = 5 * time.Second
 
 // tailKeep is how much of what was put the tap keeps to hand a mark split
 // across puts to the session whole: more than a mark can be.
@@ -256,7 +263,11 @@ func (t *Tap) Release(quiet time.Duration) {
 	s := t.s
 	// A far end that never goes quiet (a clock in the prompt) gets the
 	// terminal back after a few seconds anyway.
-	limit := time.After(5 * time.Second)
+	lim := t.releaseLimit
+	if lim == 0 {
+		lim = releaseLimit
+	}
+	limit := time.After(lim)
 	for {
 		t.mu.Lock()
 		ch := t.wake

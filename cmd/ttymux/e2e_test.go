@@ -29,9 +29,6 @@ var (
 
 // TestMain removes the binary built for the end-to-end tests.
 func TestMain(m *testing.M) {
-	if os.Getenv(noopServerEnv) == "1" {
-		os.Exit(runNoopServer())
-	}
 	// HOME and every XDG directory private: no test (and no server it
 	// starts) reads the user's policy or writes the user's audit log.
 	testhome.Private()

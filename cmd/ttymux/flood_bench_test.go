@@ -28,14 +28,13 @@ import (
 //
 //	go test -run XXX -bench ServerFloodPeakRSS -benchtime 1x ./cmd/ttymux
 func BenchmarkServerFloodPeakRSS(b *testing.B) {
-	// The floor: a go-sdk server with one no-op tool (floor_test.go), after
-	// one call.
+	// The floor: a go-sdk server with one no-op tool (internal/noopmcp,
+	// built as install.sh builds ttymux), after one call.
 	b.Run("floor/noop", func(b *testing.B) {
 		for b.Loop() {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), noopServerEnv+"=1")
+			cmd := exec.Command(noopBinary(b))
 			cs := stdioClient(b, cmd)
-			timedCall(b, cs, "noop", map[string]any{}, func(sc map[string]any) bool { return sc["ok"] == true })
+			timedCall(b, cs, "noop", map[string]any{}, noopOK)
 			b.ReportMetric(peakRSSMB(b, cmd.Process.Pid), "peak-rss-MB")
 			_ = cs.Close()
 		}
@@ -117,9 +116,14 @@ func floodPeakRSS(b *testing.B, bin, held, text string) float64 {
 // test binary: what a user runs, and what a memory figure is about. A
 // default `go build` here links libc (the cgo resolver and user lookup),
 // about 1.5–2 MB more resident (docs/performance.md, "2026-11-24, third
-// round"). Elsewhere it is ttymuxBinary.
+// round"). Elsewhere it is ttymuxBinary. TTYMUX_BENCH_BIN=DIR names a
+// directory holding ttymux, ttymux-agent and noopmcp built another way
+// instead (with symbols, for perf: docs/performance.md, "Profiling").
 func installedBinary(t testing.TB) string {
 	t.Helper()
+	if dir := os.Getenv("TTYMUX_BENCH_BIN"); dir != "" {
+		return filepath.Join(dir, "ttymux")
+	}
 	if goruntime.GOOS != "linux" {
 		return ttymuxBinary(t)
 	}

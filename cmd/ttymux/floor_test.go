@@ -18,28 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// noopServerEnv makes the test binary serve one no-op MCP tool on stdio
-// (TestMain): the MCP half of the call floor.
-const noopServerEnv = "TTYMUX_TEST_NOOP_SERVER"
-
-// runNoopServer serves a go-sdk server whose one tool does nothing.
-func runNoopServer() int {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "noop", Version: "0"}, nil)
-	type in struct {
-		Text string `json:"text,omitempty"`
-	}
-	type out struct {
-		OK bool `json:"ok"`
-	}
-	mcp.AddTool(srv, &mcp.Tool{Name: "noop", Description: "does nothing"}, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, out, error) {
-		return nil, out{OK: true}, nil
-	})
-	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		return 1
-	}
-	return 0
-}
-
 // ptyFloor is a bash on a raw creack/pty PTY whose prompt hook prints an
 // OSC 133;D mark with the exit status: what no server can beat.
 type ptyFloor struct {
@@ -117,71 +95,140 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// BenchmarkEchoVsFloor measures the echo round trip against its floor in
-// one run, interleaved so that every figure sees the same machine: the
-// floor is a raw PTY round trip (bash on creack/pty, `echo hello` to the
-// prompt hook's OSC 133 mark) plus a no-op go-sdk tool call over stdio;
-// ttymux is `send {text: "echo hello"}` (output, exit code) over stdio to
-// the built server, with the session in the server (-no-agent) and kept by
-// the agent (the default). It reports each median and the ratios to the
-// floor (DESIGN.md targets: ≤ 2× in-process, ≤ 2.5× persistent). The
-// servers run as a user runs them: default log level.
-func BenchmarkEchoVsFloor(b *testing.B) {
-	bin := ttymuxBinary(b)
-	floor := startPTYFloor(b)
-
-	noopCmd := exec.Command(os.Args[0])
-	noopCmd.Env = append(os.Environ(), noopServerEnv+"=1")
-	noop := stdioClient(b, noopCmd)
-
-	home := b.TempDir()
-	runtime := shortTempDir(b)
-	env := append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+// clientEnv is the environment a client gives the servers it spawns, with
+// a private HOME and XDG_RUNTIME_DIR (so a private agent, the one beside
+// bin), and the agent stopped at the end. The servers run at their default
+// log level.
+func clientEnv(b *testing.B, bin string) (env []string, runtime string) {
+	// Not b.TempDir: the agent may still write its state there while the
+	// benchmark's cleanup removes it.
+	home, err := os.MkdirTemp("", "ttymux-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = os.RemoveAll(home) }) // best effort
+	runtime = shortTempDir(b)
+	env = append(os.Environ(), "SHELL=/bin/bash", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
-	inproc := exec.Command(bin, "mcp", "-no-agent")
-	inproc.Env = env
-	pers := exec.Command(bin, "mcp")
-	pers.Env = env
 	b.Cleanup(func() {
 		stop := exec.Command(filepath.Join(filepath.Dir(bin), "ttymux-agent"), "stop", "--force")
 		stop.Env = env
 		_ = stop.Run() // best effort
 	})
-	servers := []struct {
+	return env, runtime
+}
+
+// clientServers are, spawned as a client spawns them, the no-op go-sdk
+// server (internal/noopmcp), `ttymux mcp -no-agent` (sessions in the
+// server) and `ttymux mcp` (sessions kept by the agent, the default), all
+// built as install.sh builds ttymux, each over stdio with go-sdk's client.
+type clientServers struct {
+	noop, inproc, pers          *mcp.ClientSession
+	noopCmd, inprocCmd, persCmd *exec.Cmd
+	runtime                     string
+}
+
+// startClientServers starts the servers of this tree (installedBinary).
+func startClientServers(b *testing.B) *clientServers {
+	c := startTTYMUXServers(b, installedBinary(b))
+	c.noopCmd = exec.Command(noopBinary(b))
+	c.noopCmd.Env = os.Environ()
+	c.noop = stdioClient(b, c.noopCmd)
+	return c
+}
+
+// startTTYMUXServers starts bin's in-process and persistent servers, the
+// latter with the agent beside bin on a private socket. Each has a HOME of
+// its own, as one client's server has: two servers writing one audit log
+// in turn make each record read the other's last line first.
+func startTTYMUXServers(b *testing.B, bin string) *clientServers {
+	inprocEnv, _ := clientEnv(b, bin)
+	persEnv, runtime := clientEnv(b, bin)
+	c := &clientServers{runtime: runtime}
+	c.inprocCmd = exec.Command(bin, "mcp", "-no-agent")
+	c.persCmd = exec.Command(bin, "mcp")
+	c.inprocCmd.Env, c.persCmd.Env = inprocEnv, persEnv
+	c.inproc, c.pers = stdioClient(b, c.inprocCmd), stdioClient(b, c.persCmd)
+	return c
+}
+
+// open opens a local shell as a model does (no parameters beyond the
+// default) and returns its id.
+func (c *clientServers) open(b *testing.B, cs *mcp.ClientSession, persistent bool) string {
+	var open OpenOut
+	call(b, cs, "open_local", map[string]any{}, &open)
+	if open.Persistent != persistent {
+		b.Fatalf("open_local: persistent %v, want %v: %+v", open.Persistent, persistent, open)
+	}
+	return open.ID
+}
+
+var noopOK = func(sc map[string]any) bool { return sc["ok"] == true }
+
+// BenchmarkEchoVsFloor measures the echo round trip as a client sees it,
+// against its floor in one run, interleaved so that every figure sees the
+// same machine. The benchmark process is the client: go-sdk's client over
+// stdio to servers it spawns, built as install.sh builds them. The floor
+// is a raw PTY round trip (bash on creack/pty, `echo hello` to the prompt
+// hook's OSC 133 mark) plus a no-op tool call to a go-sdk server
+// (internal/noopmcp) through the same client; ttymux is `send {text: "echo
+// hello"}` (output, exit code) to a session opened as a model opens one,
+// held in the server (-no-agent) and kept by the agent (the default). It
+// reports each median and the ratios to the floor (DESIGN.md targets: ≤ 2×
+// in-process, ≤ 2.5× persistent), and the CPU time per call of each
+// process. With TTYMUX_BENCH_BASE=DIR (another build's ttymux and
+// ttymux-agent, as install.sh builds them) it runs those too, interleaved,
+// as base-stdio and base-persistent: an A/B under the same load.
+func BenchmarkEchoVsFloor(b *testing.B) {
+	floor := startPTYFloor(b)
+	c := startClientServers(b)
+	type server struct {
 		name string
 		cs   *mcp.ClientSession
+		pid  int
 		args map[string]any
 		durs []time.Duration
-	}{{name: "stdio", cs: stdioClient(b, inproc)}, {name: "persistent", cs: stdioClient(b, pers)}}
-	for i := range servers {
-		var open OpenOut
-		call(b, servers[i].cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ "}}, &open)
-		servers[i].args = map[string]any{"session_id": open.ID, "text": "echo hello"}
+		cpu0 int64
+	}
+	servers := []*server{{name: "stdio", cs: c.inproc, pid: c.inprocCmd.Process.Pid}, {name: "persistent", cs: c.pers, pid: c.persCmd.Process.Pid}}
+	runtimes := []string{c.runtime}
+	if base := os.Getenv("TTYMUX_BENCH_BASE"); base != "" {
+		bc := startTTYMUXServers(b, filepath.Join(base, "ttymux"))
+		servers = append(servers, &server{name: "base-stdio", cs: bc.inproc, pid: bc.inprocCmd.Process.Pid},
+			&server{name: "base-persistent", cs: bc.pers, pid: bc.persCmd.Process.Pid})
+		runtimes = append(runtimes, bc.runtime)
+	}
+	for _, s := range servers {
+		id := c.open(b, s.cs, strings.HasSuffix(s.name, "persistent"))
+		s.args = map[string]any{"session_id": id, "text": "echo hello"}
+	}
+	// The agents the persistent opens started.
+	agents := []*server{{name: "client", pid: os.Getpid()}}
+	for i, rt := range runtimes {
+		agents = append(agents, &server{name: []string{"agent", "base-agent"}[i], pid: agentPid(b, filepath.Join(rt, "ttymux", "agent-v1.sock"))})
 	}
 	echoed := func(sc map[string]any) bool { return sc["output"] == "hello" && sc["exit_code"] == 0.0 }
-	noopOK := func(sc map[string]any) bool { return sc["ok"] == true }
 
 	var ptyD, noopD []time.Duration
-	// CPU time per call of the server processes (and of the agent behind
-	// the persistent one): less at the mercy of other load than latency.
-	agent := agentPid(b, filepath.Join(runtime, "ttymux", "agent-v1.sock"))
-	cpu0 := []int64{cpuTicks(b, inproc.Process.Pid), cpuTicks(b, pers.Process.Pid), cpuTicks(b, agent)}
+	// CPU time per call of each process (the agents behind the persistent
+	// servers, the client): less at the mercy of other load than latency.
+	procs := append(slices.Clone(servers), agents...)
+	for _, p := range procs {
+		p.cpu0 = cpuTicks(b, p.pid)
+	}
 	b.ResetTimer()
 	for b.Loop() {
 		ptyD = append(ptyD, floor.roundTrip(b))
-		noopD = append(noopD, timedCall(b, noop, "noop", map[string]any{}, noopOK))
-		for i := range servers {
-			s := &servers[i]
+		noopD = append(noopD, timedCall(b, c.noop, "noop", map[string]any{}, noopOK))
+		for _, s := range servers {
 			s.durs = append(s.durs, timedCall(b, s.cs, "send", s.args, echoed))
 		}
 	}
 	b.StopTimer()
-	perCall := func(i, pid int) float64 {
-		return float64(cpuTicks(b, pid)-cpu0[i]) * 10000 / float64(len(ptyD)) // ticks are 10 ms
+	for _, p := range procs {
+		b.ReportMetric(float64(cpuTicks(b, p.pid)-p.cpu0)*10000/float64(len(ptyD)), p.name+"-cpu-µs/call") // ticks are 10 ms
 	}
-	b.ReportMetric(perCall(0, inproc.Process.Pid), "stdio-cpu-µs/call")
-	b.ReportMetric(perCall(1, pers.Process.Pid), "persistent-cpu-µs/call")
-	b.ReportMetric(perCall(2, agent), "agent-cpu-µs/call")
 	fl := median(ptyD) + median(noopD)
 	b.ReportMetric(float64(median(ptyD).Microseconds()), "pty-µs")
 	b.ReportMetric(float64(median(noopD).Microseconds()), "noop-call-µs")

@@ -49,7 +49,8 @@ func startToList(b *testing.B, cmd *exec.Cmd) time.Duration {
 // session: spawning `ttymux mcp` (built as install.sh builds it) to the
 // answer of its first tools/list, against the same for a no-op go-sdk
 // server built the same way, interleaved in one run. DESIGN.md's target:
-// ≤ 1.5× the no-op server.
+// ≤ 1.5× the no-op server. With TTYMUX_BENCH_BASE=DIR it also starts the
+// ttymux in DIR (another build), interleaved: base-ttymux-µs.
 func BenchmarkStartupVsNoop(b *testing.B) {
 	bin, noop := installedBinary(b), noopBinary(b)
 	home := b.TempDir()
@@ -57,7 +58,8 @@ func BenchmarkStartupVsNoop(b *testing.B) {
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR="+runtime, "TTYMUX_LOG=warn")
-	var ours, floor []time.Duration
+	base := os.Getenv("TTYMUX_BENCH_BASE")
+	var ours, floor, theirs []time.Duration
 	for b.Loop() {
 		n := exec.Command(noop)
 		n.Env = env
@@ -65,8 +67,17 @@ func BenchmarkStartupVsNoop(b *testing.B) {
 		t := exec.Command(bin, "mcp")
 		t.Env = env
 		ours = append(ours, startToList(b, t))
+		if base != "" {
+			t := exec.Command(filepath.Join(base, "ttymux"), "mcp")
+			t.Env = env
+			theirs = append(theirs, startToList(b, t))
+		}
 	}
 	b.ReportMetric(float64(median(floor).Microseconds()), "noop-µs")
 	b.ReportMetric(float64(median(ours).Microseconds()), "ttymux-µs")
 	b.ReportMetric(float64(median(ours))/float64(median(floor)), "x-noop")
+	if base != "" {
+		b.ReportMetric(float64(median(theirs).Microseconds()), "base-ttymux-µs")
+		b.ReportMetric(float64(median(theirs))/float64(median(floor)), "base-x-noop")
+	}
 }

@@ -140,6 +140,9 @@ func decodeLine(line []byte) (jsonrpc.Message, []byte) {
 	if line[0] != '{' {
 		return nil, rpcError(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: send one JSON-RPC message object per line (batches are not supported)")
 	}
+	if req := decodeRequest(line); req != nil {
+		return req, nil
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		var probe struct {

@@ -1,9 +1,9 @@
 package gate
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A command is the grammar of one read-only command.
@@ -30,7 +30,18 @@ type command struct {
 	words func(args []arg) string
 }
 
-var roCommands map[string]*command
+// roCommands are the commands known to only read, with their grammars:
+// built by readOnlyCommands() on first use (see lazyRegexp for why not at init).
+var (
+	roCommands   map[string]*command
+	commandsOnce sync.Once
+)
+
+// readOnlyCommands returns roCommands, built once.
+func readOnlyCommands() map[string]*command {
+	commandsOnce.Do(buildCommands)
+	return roCommands
+}
 
 func cmd(spec string) *command { return &command{opts: opts(spec)} }
 
@@ -63,7 +74,7 @@ func requireOne(names ...string) func(p *parsedArgs) string {
 	}
 }
 
-func init() {
+func buildCommands() {
 	roCommands = map[string]*command{}
 	for _, n := range strings.Fields(`ls ll cat tac head tail grep egrep fgrep zgrep zcat bzcat xzcat wc stat readlink realpath
 		basename dirname md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum diff cmp comm cut tr nl od hexdump
@@ -492,7 +503,7 @@ var findPrimaries = map[string]int{
 	"--version": 0,
 }
 
-var findNewerXY = regexp.MustCompile(`^-newer[aBcmt][aBcmt]$`)
+var findNewerXY = lazyRE(`^-newer[aBcmt][aBcmt]$`)
 
 // findWords reads find [-H|-L|-P|-D …|-O…] [PATH…] [EXPRESSION]: every
 // word of the expression must be a known primary (its values any word).

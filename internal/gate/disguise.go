@@ -267,7 +267,7 @@ func substFinds(w *syntax.Word, is func([]string) bool) bool {
 
 // controlFile is a kernel control file: writing it reboots, crashes or
 // suspends the machine, or writes memory.
-var controlFile = regexp.MustCompile(`^/proc/sysrq-trigger$|^/proc/sys/kernel/(?:sysrq|panic|core_pattern)|^/sys/power/|^/dev/(?:mem|kmem|port)$|^/sys/firmware/efi/efivars`)
+var controlFile = lazyRE(`^/proc/sysrq-trigger$|^/proc/sys/kernel/(?:sysrq|panic|core_pattern)|^/sys/power/|^/dev/(?:mem|kmem|port)$|^/sys/firmware/efi/efivars`)
 
 // redirectRule is why writing to target is destructive, or "".
 func redirectRule(op syntax.RedirOperator, target string) string {
@@ -329,7 +329,7 @@ func globMatch(pat, name string) bool {
 
 // ownDir is a directory ttymux keeps files in, or one above it, or a
 // pattern that reaches into one.
-var ownDir = regexp.MustCompile(`^(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+)/\.(?:config|local|local/state|cache)(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_(?:CONFIG|STATE|CACHE|DATA)_HOME\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_RUNTIME_DIR\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|/\.(?:config|local/state|cache)/ttymux(?:/|$)|^/run/user/\d+/ttymux(?:/|$)`)
+var ownDir = lazyRE(`^(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/]+)/\.(?:config|local|local/state|cache)(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_(?:CONFIG|STATE|CACHE|DATA)_HOME\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|^\$\{?XDG_RUNTIME_DIR\}?(?:/ttymux[^/]*|/[*?[][^/]*)?/?$|/\.(?:config|local/state|cache)/ttymux(?:/|$)|^/run/user/\d+/ttymux(?:/|$)`)
 
 // readers are commands that only read their operands: naming ttymux's
 // files with them is not a change.

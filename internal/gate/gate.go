@@ -2,7 +2,6 @@ package gate
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -338,7 +337,7 @@ func walkCheck(f *syntax.File, src string, depth int) *Finding {
 }
 
 // blockDevice is a path to a disk or partition.
-var blockDevice = regexp.MustCompile(`^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/|loop|rdisk)`)
+var blockDevice = lazyRE(`^/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/|loop|rdisk)`)
 
 func isOut(op syntax.RedirOperator) bool {
 	switch op {

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -273,7 +272,7 @@ func (r *roReader) call(args []arg) bool {
 	case "ssh":
 		return r.ssh(rest)
 	}
-	c := roCommands[name]
+	c := readOnlyCommands()[name]
 	if c == nil {
 		return r.hold("`" + argsTextMax(args) + "`: " + name + " is not known to only read")
 	}
@@ -285,7 +284,7 @@ func (r *roReader) call(args []arg) bool {
 
 // systemBin is where the commands of the grammar live: /bin/ls is ls,
 // ./ls or ~/bin/ls is some other program.
-var systemBin = regexp.MustCompile(`^/(?:usr/)?(?:local/)?s?bin/[^/]+$`)
+var systemBin = lazyRE(`^/(?:usr/)?(?:local/)?s?bin/[^/]+$`)
 
 // apply reads args by c; "" when they only read.
 func apply(c *command, args []arg) string {

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -94,7 +93,7 @@ func commandRule(argv []string) string {
 // rmTarget is an rm operand whose recursive removal wrecks a machine or a
 // home: /, ~, $HOME, everything here (*, ., ..), a top-level system
 // directory.
-var rmTarget = regexp.MustCompile(`^(?:/+\.?|/\*|~/?\*?|~/\.|\$HOME/?\*?|\$\{HOME\}/?\*?|\*|\.\.?/?\*?|/(?:bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|run|sbin|srv|sys|usr|var)/?\*?)$`)
+var rmTarget = lazyRE(`^(?:/+\.?|/\*|~/?\*?|~/\.|\$HOME/?\*?|\$\{HOME\}/?\*?|\*|\.\.?/?\*?|/(?:bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|run|sbin|srv|sys|usr|var)/?\*?)$`)
 
 // rmRule: rm recursively on an rmTarget, whatever the order of options and
 // operands (rm / -rf, rm -r -f ~, rm --recursive "/"), or with
@@ -123,7 +122,7 @@ func rmRule(args []string) string {
 }
 
 // findRoot is a find starting point that covers a whole machine or home.
-var findRoot = regexp.MustCompile(`^(?:/+|~/?|\$HOME/?|\$\{HOME\}/?)$`)
+var findRoot = lazyRE(`^(?:/+|~/?|\$HOME/?|\$\{HOME\}/?)$`)
 
 func findRule(args []string) string {
 	root := false
@@ -149,7 +148,7 @@ func findRule(args []string) string {
 }
 
 // execRm finds rm in what find -exec runs through a shell (sh -c 'rm …').
-var execRm = regexp.MustCompile(`(?:^|[\s;&|/'"(])rm(?:\s|$)`)
+var execRm = lazyRE(`(?:^|[\s;&|/'"(])rm(?:\s|$)`)
 
 func gitRule(args []string) string {
 	// Skip git's own options (-C dir, -c k=v, --git-dir=…).

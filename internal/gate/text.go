@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -11,11 +10,11 @@ import (
 var textRules = []struct {
 	name string
 	keys []string // the rule runs on a line that has one of these (lower case)
-	re   *regexp.Regexp
+	re   *lazyRegexp
 }{
-	{"SQL that drops or empties data", []string{"drop", "truncate", "flush"}, regexp.MustCompile(`(?i)\b(?:drop\s+(?:(?:temporary\s+)?table|database|schema|owned|keyspace|collection|tablespace)|truncate\s+(?:table\s+)?(?:only\s+)?[\w."\x60]+|flushall|flushdb|dropdatabase\s*\()`)},
-	{"SQL DELETE without WHERE", []string{"delete"}, regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?(?:only\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?(?:;|$|['")])`)},
-	{"fork bomb", []string{":"}, regexp.MustCompile(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
+	{"SQL that drops or empties data", []string{"drop", "truncate", "flush"}, lazyRE(`(?i)\b(?:drop\s+(?:(?:temporary\s+)?table|database|schema|owned|keyspace|collection|tablespace)|truncate\s+(?:table\s+)?(?:only\s+)?[\w."\x60]+|flushall|flushdb|dropdatabase\s*\()`)},
+	{"SQL DELETE without WHERE", []string{"delete"}, lazyRE(`(?i)\bdelete\s+(?:from\s+)?(?:only\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?(?:;|$|['")])`)},
+	{"fork bomb", []string{":"}, lazyRE(`:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}`)},
 }
 
 // checkText applies textRules to each line of text, and to the text with
@@ -38,7 +37,7 @@ func checkText(text string) *Finding {
 	return nil
 }
 
-var sqlComment = regexp.MustCompile(`/\*!\d*|/\*[\s\S]*?\*/|\*/|--[^\n]*\n?`)
+var sqlComment = lazyRE(`/\*!\d*|/\*[\s\S]*?\*/|\*/|--[^\n]*\n?`)
 
 // sqlPlain is text with SQL comments replaced by with ("" for DR/**/OP,
 // " " for DROP/**/TABLE); MySQL's /*!…*/ keeps its content, as MySQL runs
@@ -53,9 +52,9 @@ func sqlPlain(text, with string) string {
 	return sqlComment.ReplaceAllString(text, with)
 }
 
-var deleteWhere = regexp.MustCompile(`(?i)\bdelete\s+(?:from\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?where\s+([^;'"]*(?:'[^']*'[^;'"]*)*)`)
+var deleteWhere = lazyRE(`(?i)\bdelete\s+(?:from\s+)?[\w."\x60]+\s*(?:as\s+\w+\s*)?where\s+([^;'"]*(?:'[^']*'[^;'"]*)*)`)
 
-var sqlOr = regexp.MustCompile(`(?i)\s+or\s+`)
+var sqlOr = lazyRE(`(?i)\s+or\s+`)
 
 // tautologyDelete: DELETE … WHERE 1=1 (or true, or x = x, or any OR of
 // such): a WHERE that keeps nothing back.
@@ -94,24 +93,24 @@ const cmdPrefix = `(?:(?:` +
 
 var lineRules = []struct {
 	name string
-	re   *regexp.Regexp
+	re   *lazyRegexp
 }{
-	{"rm with --no-preserve-root", regexp.MustCompile(`\brm\b[^\n;&|]*--no-preserve-root`)},
-	{"filesystem creation (mkfs) erases a device", regexp.MustCompile(cmdStart + `mkfs(?:\.\w+)?\b`)},
-	{"dd writing to a device", regexp.MustCompile(`\bdd\b[^\n;&|]*\bof=/dev/`)},
-	{"writing or redirecting onto a block device", regexp.MustCompile(`>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)`)},
-	{"wiping a device (wipefs, shred, blkdiscard, sgdisk --zap)", regexp.MustCompile(cmdStart + `(?:wipefs|blkdiscard|shred\s+[^\n]*?/dev/|sgdisk\s+[^\n]*?--zap)`)},
-	{"partitioning a disk (fdisk, parted, sfdisk)", regexp.MustCompile(cmdStart + `(?:fdisk|sfdisk|parted)\s+[^\n]*?/dev/`)},
-	{"piping a download into a shell", regexp.MustCompile(`\b(?:curl|wget|fetch)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`)},
-	{"find deleting from /, ~ or $HOME", regexp.MustCompile(cmdStart + `find\s+(?:/|~/?|\$HOME/?|\$\{HOME\}/?)\s[^\n;&|]*(?:-delete\b|-exec\s+(?:\S*/)?rm\b)`)},
-	{"recursive chmod/chown of /", regexp.MustCompile(cmdStart + `(?:chmod|chown)\s+(?:-[^\s]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+(?:\S+\s+)?/(?:\s|$)`)},
-	{"power off or reboot the machine", regexp.MustCompile(cmdStart + `(?:shutdown|poweroff|halt|reboot|init\s+[06])\b`)},
-	{"git history rewrite that discards work (reset --hard, clean -fdx, push --force)", regexp.MustCompile(`\bgit\s+(?:reset\s+--hard|clean\s+-[a-zA-Z]*f[a-zA-Z]*d|push\s+[^\n]*(?:--force\b|-f\b))`)},
-	{"killing every process (kill -9 -1)", regexp.MustCompile(cmdStart + `kill\s+(?:-9|-KILL|-SIGKILL)\s+-1\b`)},
+	{"rm with --no-preserve-root", lazyRE(`\brm\b[^\n;&|]*--no-preserve-root`)},
+	{"filesystem creation (mkfs) erases a device", lazyRE(cmdStart + `mkfs(?:\.\w+)?\b`)},
+	{"dd writing to a device", lazyRE(`\bdd\b[^\n;&|]*\bof=/dev/`)},
+	{"writing or redirecting onto a block device", lazyRE(`>\s*/dev/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|md|dm-|mapper/)`)},
+	{"wiping a device (wipefs, shred, blkdiscard, sgdisk --zap)", lazyRE(cmdStart + `(?:wipefs|blkdiscard|shred\s+[^\n]*?/dev/|sgdisk\s+[^\n]*?--zap)`)},
+	{"partitioning a disk (fdisk, parted, sfdisk)", lazyRE(cmdStart + `(?:fdisk|sfdisk|parted)\s+[^\n]*?/dev/`)},
+	{"piping a download into a shell", lazyRE(`\b(?:curl|wget|fetch)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`)},
+	{"find deleting from /, ~ or $HOME", lazyRE(cmdStart + `find\s+(?:/|~/?|\$HOME/?|\$\{HOME\}/?)\s[^\n;&|]*(?:-delete\b|-exec\s+(?:\S*/)?rm\b)`)},
+	{"recursive chmod/chown of /", lazyRE(cmdStart + `(?:chmod|chown)\s+(?:-[^\s]*\s+)*-[a-zA-Z]*R[a-zA-Z]*\s+(?:\S+\s+)?/(?:\s|$)`)},
+	{"power off or reboot the machine", lazyRE(cmdStart + `(?:shutdown|poweroff|halt|reboot|init\s+[06])\b`)},
+	{"git history rewrite that discards work (reset --hard, clean -fdx, push --force)", lazyRE(`\bgit\s+(?:reset\s+--hard|clean\s+-[a-zA-Z]*f[a-zA-Z]*d|push\s+[^\n]*(?:--force\b|-f\b))`)},
+	{"killing every process (kill -9 -1)", lazyRE(cmdStart + `kill\s+(?:-9|-KILL|-SIGKILL)\s+-1\b`)},
 }
 
 // rmStart finds an rm command word (see cmdStart).
-var rmStart = regexp.MustCompile(cmdStart + `rm(?:\s|$)`)
+var rmStart = lazyRE(cmdStart + `rm(?:\s|$)`)
 
 // checkLines applies the line patterns to text that the shell parser
 // cannot read.
