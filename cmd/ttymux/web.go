@@ -62,7 +62,9 @@ func cmdWeb(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log := newLogger(stderr)
-	cs := console.New(console.Options{Source: agentSource{&agent.Client{Socket: *socket}}, Logger: log.With("component", "console")})
+	holds, auditLog := webHolds(stderr, log.With("component", "console"))
+	defer holds.Close()
+	cs := console.New(console.Options{Source: agentSource{&agent.Client{Socket: *socket}}, Logger: log.With("component", "console"), Holds: holds, AuditLog: auditLog})
 	fmt.Fprintln(stdout, cs.URL(ln.Addr().String()))
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ttymux/ttymux/internal/agentsock"
+	"github.com/ttymux/ttymux/internal/audit"
+	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/session"
+)
+
+// The human's console as the approver's second way to the human
+// (no_elicitation = "console"; docs/security.md, "The console decides").
+// The server dials the console's socket in ttymux's private runtime
+// directory and, before it sends anything, checks who listens there:
+//
+//   - the same user (SO_PEERCRED);
+//   - the ttymux binary: /proc/PID/exe is the same file as this server's
+//     own binary (a console of another ttymux version, or any other
+//     program listening there, is refused);
+//   - not inside a session: no ancestor of the console is a ttymux process
+//     (this binary, ttymux-agent): every session's shell is a child of the
+//     server or the agent that holds it, so a console the model started
+//     from a session — which could approve its own holds through the token
+//     it printed — is refused.
+//
+// Only then is the question written; the answer read back is the human's,
+// and the Approver mints the Grant from it (or refuses). The console keeps
+// no grant and decides nothing.
+
+// consoleConfig locates and identifies the console; the zero value is the
+// console at console.DefaultSocket, which must run this very binary.
+type consoleConfig struct {
+	socket string // "": console.DefaultSocket() at each question
+	exe    string // the binary a console must run; "": this process's own
+}
+
+// errNoConsole: no console listens.
+var errNoConsole = errors.New("no console is open")
+
+// ConsoleRefusedError says why the process on the console's socket is not
+// trusted with a decision.
+type ConsoleRefusedError struct {
+	PID int
+	Why string
+}
+
+func (e *ConsoleRefusedError) Error() string {
+	return fmt.Sprintf("the process listening on the console's socket (pid %d) is not trusted to decide: %s", e.PID, e.Why)
+}
+
+// dialConsole connects to the console and checks who it is.
+func (c consoleConfig) dial(ctx context.Context) (*net.UnixConn, int, error) {
+	path := cmp.Or(c.socket, console.DefaultSocket())
+	if err := agentsock.CheckSocket(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, errNoConsole
+		}
+		return nil, 0, fmt.Errorf("console socket: %w", err)
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w (%s does not answer)", errNoConsole, path)
+	}
+	uc := nc.(*net.UnixConn)
+	pid, err := c.verify(uc)
+	if err != nil {
+		_ = uc.Close() // refused: nothing was sent
+		return nil, pid, err
+	}
+	return uc, pid, nil
+}
+
+// verify checks the process listening at the other end of uc.
+func (c consoleConfig) verify(uc *net.UnixConn) (int, error) {
+	pid, uid, err := console.PeerCred(uc)
+	if err != nil {
+		return 0, &ConsoleRefusedError{Why: err.Error()}
+	}
+	if uid != os.Geteuid() {
+		return pid, &ConsoleRefusedError{PID: pid, Why: "it runs as uid " + strconv.Itoa(uid)}
+	}
+	self, err := os.Stat(cmp.Or(c.exe, "/proc/self/exe"))
+	if err != nil {
+		return pid, &ConsoleRefusedError{PID: pid, Why: "this server cannot read its own binary: " + err.Error()}
+	}
+	exe, err := os.Stat(procExe(pid))
+	if err != nil {
+		return pid, &ConsoleRefusedError{PID: pid, Why: "its program cannot be read (" + err.Error() + ")"}
+	}
+	if !os.SameFile(self, exe) {
+		name, _ := os.Readlink(procExe(pid))
+		return pid, &ConsoleRefusedError{PID: pid, Why: fmt.Sprintf("it runs %s, not this ttymux binary (start the console with the same ttymux: ttymux web)", cmp.Or(name, "another program"))}
+	}
+	if a, name, ok := ttymuxAncestor(pid, self); ok {
+		return pid, &ConsoleRefusedError{PID: pid, Why: fmt.Sprintf("it runs inside a session: its ancestor pid %d is %s, which holds sessions the AI types into (a console must be started by you, from a terminal of your own)", a, name)}
+	}
+	return pid, nil
+}
+
+func procExe(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/exe" }
+
+// ttymuxAncestor finds an ancestor of pid (not pid itself) that is a
+// ttymux process: the binary self, or one named ttymux or ttymux-agent
+// (the agent sits beside ttymux). An ancestor whose program cannot be read
+// (another user's, such as sshd or init) is not one.
+func ttymuxAncestor(pid int, self os.FileInfo) (int, string, bool) {
+	for range 4096 {
+		pp, err := parentPID(pid)
+		if err != nil || pp <= 1 {
+			return 0, "", false
+		}
+		pid = pp
+		name, _ := os.Readlink(procExe(pid))
+		base := filepath.Base(strings.TrimSuffix(name, " (deleted)"))
+		if base == "ttymux" || base == "ttymux-agent" {
+			return pid, base, true
+		}
+		if fi, err := os.Stat(procExe(pid)); err == nil && os.SameFile(fi, self) {
+			return pid, "ttymux (" + name + ")", true
+		}
+	}
+	return 0, "", false
+}
+
+// parentPID reads a process's parent from /proc/PID/stat (proc(5)): the
+// fourth field, after the command name in parentheses, which may itself
+// hold spaces and parentheses: split after the last ')'.
+func parentPID(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
+	}
+	return strconv.Atoi(f[1])
+}
+
+// ask puts q to the console and waits for the human's answer, until ctx
+// ends or timeout passes (then the question is withdrawn). sent, when not
+// nil, is called once the question is on its way.
+func (c consoleConfig) ask(ctx context.Context, q console.Question, timeout time.Duration, sent func(pid int)) (console.Answer, int, error) {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	uc, pid, err := c.dial(dctx)
+	cancel()
+	if err != nil {
+		return console.Answer{}, pid, err
+	}
+	defer uc.Close()
+	q.TimeoutMS = timeout.Milliseconds()
+	b, err := json.Marshal(q)
+	if err != nil {
+		return console.Answer{}, pid, err
+	}
+	_ = uc.SetDeadline(time.Now().Add(timeout))
+	stop := context.AfterFunc(ctx, func() { _ = uc.SetDeadline(time.Now()) })
+	defer stop()
+	if _, err := uc.Write(append(b, '\n')); err != nil {
+		return console.Answer{}, pid, fmt.Errorf("the console (pid %d) went away: %w", pid, err)
+	}
+	if sent != nil {
+		sent(pid)
+	}
+	line, err := bufio.NewReader(io.LimitReader(uc, 1<<20)).ReadBytes('\n')
+	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return console.Answer{}, pid, context.DeadlineExceeded
+		}
+		return console.Answer{}, pid, fmt.Errorf("the console (pid %d) closed without an answer", pid)
+	}
+	var a console.Answer
+	err = json.Unmarshal(line, &a)
+	clear(line)
+	if err != nil || (a.Decision != console.Approve && a.Decision != console.Decline) {
+		return console.Answer{}, pid, fmt.Errorf("the console (pid %d) answered something it should not", pid)
+	}
+	return a, pid, nil
+}
+
+// askConsole settles h with the human in the console. It is the Approver's
+// answer under no_elicitation = "console": the human's approval there, or
+// a refusal saying where it waited and why.
+func (hu *human) askConsole(ctx context.Context, c *callInfo, h *session.Hold, ev audit.Event) (answer, audit.Decision) {
+	timeout := cmp.Or(c.timeout, session.DefaultTimeout)
+	ev.Via = audit.ViaConsole
+	if _, err := approvalMessage(h); err != nil { // the same bound on what is shown
+		ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAsked, audit.Held, err.Error()
+		hu.record(ev)
+		return answer{err: err}, audit.Held
+	}
+	q := console.Question{Kind: console.KindHold, Op: h.Op, Command: h.Line, Secret: h.Secret, Session: h.Session, Host: h.Host, Where: where(h), Reasons: h.Reasons}
+	start := hu.now()
+	asked := false
+	a, pid, err := hu.console.ask(ctx, q, timeout, func(pid int) {
+		asked = true
+		e := ev
+		e.Event, e.Decision = audit.KindApprovalAsked, audit.Held
+		e.Reason = fmt.Sprintf("%s; asked in the console (pid %d)", ev.Reason, pid)
+		hu.record(e)
+	})
+	waited := hu.now().Sub(start).Round(100 * time.Millisecond)
+	ev.Event = audit.KindApprovalAnswered
+	var refused *ConsoleRefusedError
+	switch {
+	case errors.Is(err, errNoConsole):
+		ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAsked, audit.Held, ev.Reason+"; no console is open"
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: %s needs the human's approval (%s); the policy (no_elicitation = \"console\") puts it to the human in the console, and no console is open. Nothing was typed or run. Ask the user to run `ttymux web` in a terminal of their own and open the URL it prints, then repeat this call", quoted(h), c.reason)}, audit.Held
+	case errors.As(err, &refused):
+		hu.log.Warn("console refused", "pid", refused.PID, "why", refused.Why)
+		ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAsked, audit.Held, ev.Reason+"; "+refused.Error()
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: %s needs the human's approval (%s), and %v. Nothing was typed or run. Ask the user to start the console themselves (ttymux web, in their own terminal)", quoted(h), c.reason, refused)}, audit.Held
+	case err != nil && !asked:
+		ev.Event, ev.Decision, ev.Reason = audit.KindApprovalAsked, audit.Held, ev.Reason+"; the console could not be asked: "+err.Error()
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: %s needs the human's approval and asking the console failed (%v); nothing was typed or run", quoted(h), err)}, audit.Held
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil):
+		ev.Decision, ev.Reason = audit.DeclinedByHuman, fmt.Sprintf("no answer in the console (pid %d) within the call's timeout (%s)", pid, timeout)
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: %s waited %s in the console for the human, who did not answer within the call's timeout; nothing was typed or run. Repeat the call (with a longer timeout_ms) if the user is about to answer", quoted(h), waited)}, audit.DeclinedByHuman
+	case err != nil:
+		ev.Decision, ev.Reason = audit.DeclinedByHuman, "the console went away: "+err.Error()
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: %s waited %s in the console, which went away without an answer (%v); nothing was typed or run", quoted(h), waited, err)}, audit.DeclinedByHuman
+	case a.Decision != console.Approve:
+		ev.Decision, ev.Reason = audit.DeclinedByHuman, fmt.Sprintf("declined in the console (pid %d)", pid)
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: the human declined %s in the console (after %s); nothing was typed or run. Do not retry it unless the user asks you to", quoted(h), waited)}, audit.DeclinedByHuman
+	}
+	ev.Decision, ev.Reason = audit.ApprovedByHuman, fmt.Sprintf("%s; approved in the console (pid %d)", ev.Reason, pid)
+	hu.record(ev)
+	c.note = fmt.Sprintf("held (%s); waited %s for the human in the console, who approved it", c.reason, waited)
+	return answer{}, audit.ApprovedByHuman
+}
+
+// webHolds opens the console's socket for ttymux web, and names the audit
+// log whose tail the console shows. Without the socket the console still
+// shows sessions; stderr says why it takes no questions.
+func webHolds(stderr io.Writer, log *slog.Logger) (*console.Holds, string) {
+	hs, err := console.ListenHolds(console.DefaultSocket(), log)
+	if err != nil {
+		fmt.Fprintf(stderr, "ttymux web: held commands and secrets will not come here: %v\n", err)
+		hs = nil
+	}
+	return hs, audit.DefaultPath()
+}
