@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(noopServerEnv) == "1" {
 		os.Exit(runNoopServer())
 	}
+	if sock := os.Getenv(approvingConsoleEnv); sock != "" {
+		os.Exit(runApprovingConsole(sock))
+	}
 	// HOME and every XDG directory private: no test (and no server it
 	// starts) reads the user's policy or writes the user's audit log.
 	testhome.Private()
