@@ -267,3 +267,44 @@ func webHolds(stderr io.Writer, log *slog.Logger) (*console.Holds, string) {
 	}
 	return hs, audit.DefaultPath()
 }
+
+// secretInConsole asks the human for a secret in the console when one is
+// open (ask_secret): done is false when none is, or when the process
+// there is not trusted (then the one-time page is used, as before). The
+// secret goes from the console's page over the socket straight to deliver,
+// which types it; the model never sees it. ev is the secret_asked event,
+// now marked via the console, which deliver's own record copies.
+func (hu *human) secretInConsole(ctx context.Context, q console.Question, timeout time.Duration, ev *audit.Event, deliver func(string) error) (done bool, err error) {
+	q.Kind = console.KindSecret
+	a, pid, err := hu.console.ask(ctx, q, timeout, func(pid int) {
+		ev.Via = audit.ViaConsole
+		hu.record(*ev)
+	})
+	var refused *ConsoleRefusedError
+	switch {
+	case errors.Is(err, errNoConsole):
+		return false, nil
+	case errors.As(err, &refused):
+		hu.log.Warn("console refused; the secret is asked by a one-time page instead", "pid", refused.PID, "why", refused.Why)
+		return false, nil
+	case err != nil && ev.Via == "":
+		hu.log.Warn("console could not be asked; the secret is asked by a one-time page instead", "err", err)
+		return false, nil
+	}
+	e := *ev
+	e.Event = audit.KindSecretAnswered
+	switch {
+	case err != nil:
+		e.Decision, e.Reason = audit.DeclinedByHuman, fmt.Sprintf("no answer in the console (pid %d) in time", pid)
+		hu.record(e)
+		return true, fmt.Errorf("refused: the human did not type the secret in the console within %s; nothing was typed", timeout)
+	case a.Decision != console.Approve:
+		e.Decision, e.Reason = audit.DeclinedByHuman, fmt.Sprintf("declined in the console (pid %d)", pid)
+		hu.record(e)
+		return true, errors.New("refused: the human declined to give the secret in the console; nothing was typed. Do not ask again unless the user wants you to")
+	}
+	if err := deliver(a.Secret); err != nil {
+		return true, fmt.Errorf("refused: the human's secret was not typed: %w", err)
+	}
+	return true, nil
+}

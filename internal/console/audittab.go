@@ -34,6 +34,7 @@ type AuditRow struct {
 	Host     string `json:"host,omitempty"`
 	Command  string `json:"command,omitempty"`
 	Decision string `json:"decision,omitempty"`
+	Via      string `json:"via,omitempty"` // where the human was asked
 	Reason   string `json:"reason,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Bad      string `json:"bad,omitempty"` // a line that is not a record, made visible
@@ -93,7 +94,7 @@ func tailAudit(path string) ([]AuditRow, error) {
 		rows = append(rows, AuditRow{
 			Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339), Event: visible.String(string(e.Event)),
 			Session: visible.String(e.Session), Host: visible.String(e.Host), Command: visible.String(e.Command),
-			Decision: visible.String(string(e.Decision)), Reason: visible.String(e.Reason), ExitCode: e.ExitCode,
+			Decision: visible.String(string(e.Decision)), Via: visible.String(string(e.Via)), Reason: visible.String(e.Reason), ExitCode: e.ExitCode,
 		})
 	}
 	if len(rows) > auditTailMax {

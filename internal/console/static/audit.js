@@ -24,7 +24,7 @@
       cell(tr, r.session);
       cell(tr, r.host);
       cell(tr, r.command, "cmd");
-      cell(tr, r.decision, "decision");
+      cell(tr, r.via ? r.decision + " (" + r.via + ")" : r.decision, "decision");
       cell(tr, r.exit_code);
       cell(tr, r.reason, "reason");
       tbody.appendChild(tr);
