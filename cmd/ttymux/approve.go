@@ -404,6 +404,7 @@ type answer struct {
 // input-required result, or from the answer the retry carries (2026-07-28).
 func (hu *human) askHuman(ctx context.Context, c *callInfo, h *session.Hold, msg string, ev audit.Event) answer {
 	timeout := cmp.Or(c.timeout, session.DefaultTimeout)
+	ev.Via = audit.ViaElicitation
 	params := &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema(h)}
 	if multiRoundTrip(c.req) {
 		if q, ok := hu.takePending(c.req.Params.RequestState, h); ok {

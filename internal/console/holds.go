@@ -230,7 +230,10 @@ func (h *Holds) handle(c net.Conn) {
 		_, _ = c.Read(b[:])
 		close(gone)
 	}()
-	t := time.NewTimer(timeout)
+	// The server withdraws the question at its timeout by hanging up; the
+	// console's own bound comes later, so that the server (not the
+	// console) says the time is over.
+	t := time.NewTimer(timeout + 10*time.Second)
 	defer t.Stop()
 	var a Answer
 	select {

@@ -8,6 +8,7 @@
     const td = document.createElement("td");
     td.textContent = text === undefined || text === null ? "" : String(text);
     if (cls) td.className = cls;
+    if (cls === "cmd") td.title = td.textContent;
     tr.appendChild(td);
   }
   function render(rows) {
