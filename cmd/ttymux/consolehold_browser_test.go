@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -299,4 +304,95 @@ func TestConsoleSecretInChromium(t *testing.T) {
 	if len(secretEvents) != 2 || secretEvents[1].Decision != audit.Typed || secretEvents[0].Via != audit.ViaConsole || secretEvents[1].Via != audit.ViaConsole {
 		t.Fatalf("secret audit events = %+v", secretEvents)
 	}
+}
+
+// TestConsoleBinariesInChromium is the issue's "done when" with the built
+// binaries, as a user runs them: ttymux web prints one URL; ttymux mcp,
+// spawned by a client without elicitation under a policy file that says
+// no_elicitation = "console", holds git clean -fdx until the human
+// approves it on the console's page in Chromium.
+func TestConsoleBinariesInChromium(t *testing.T) {
+	ctx := browserCtx(t)
+	bin := ttymuxBinary(t)
+	runtime, cfg, state, repo := shortTempDir(t), t.TempDir(), t.TempDir(), t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "junk.o"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(cfg, "ttymux"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "ttymux", "policy.toml"), []byte(consolePolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(testEnv(t, runtime), "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+state)
+
+	web := exec.Command(bin, "web")
+	web.Env = env
+	var webErr bytes.Buffer
+	web.Stderr = &webErr
+	out, err := web.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := web.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Process.Signal(syscall.SIGTERM); web.Wait() })
+	url, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("ttymux web printed %q (%v)\n%s", url, err, webErr.String())
+	}
+	waitSocket(t, filepath.Join(runtime, "ttymux", console.SocketName))
+
+	srv := exec.Command(bin, "mcp", "-no-agent")
+	srv.Env = env
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "no-elicitation", Version: "0"}, nil).Connect(cctx, &mcp.CommandTransport{Command: srv}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, srvErr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	var open OpenOut
+	if res := call(t, cs, "open_local", map[string]any{"cwd": repo, "env": map[string]string{"PS1": "$ "}}, &open); res.IsError {
+		t.Fatalf("open_local: %s", resultText(res))
+	}
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"session_id": open.ID, "text": "git clean -fdx", "timeout_ms": 60000}})
+		if err != nil {
+			res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+		}
+		done <- res
+	}()
+	if err := chromedp.Do(ctx, chromedp.Navigate(strings.TrimSpace(url)), chromedp.WaitVisible(chromedp.CSS(`nav.tabs`)),
+		chromedp.Click(chromedp.CSS(`a[href="/approvals"]`)), chromedp.WaitVisible(holdCard)); err != nil {
+		t.Fatalf("the held command on the page: %v\nweb: %s\nmcp: %s", err, webErr.String(), srvErr.String())
+	}
+	text, _ := chromedp.Run(ctx, chromedp.Text(holdCard))
+	if !strings.Contains(text, "git clean -fdx") || !strings.Contains(text, "session "+open.ID) {
+		t.Fatalf("the page shows:\n%s", text)
+	}
+	junk := func() bool { _, err := os.Stat(filepath.Join(repo, "junk.o")); return err == nil }
+	if !junk() {
+		t.Fatal("git clean ran before the human approved")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.hold button.approve`))); err != nil {
+		t.Fatal(err)
+	}
+	var res *mcp.CallToolResult
+	select {
+	case res = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the send did not return")
+	}
+	if res.IsError || !strings.Contains(resultText(res), "approved it") {
+		t.Fatalf("approved on the page, the send says: %s\nmcp: %s", resultText(res), srvErr.String())
+	}
+	testwait.Until(t, "git clean to run", 10*time.Second, func() bool { return !junk() })
 }
