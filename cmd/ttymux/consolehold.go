@@ -11,9 +11,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -86,75 +83,21 @@ func (c consoleConfig) dial(ctx context.Context) (*net.UnixConn, int, error) {
 	return uc, pid, nil
 }
 
-// verify checks the process listening at the other end of uc.
+// verify checks the process listening at the other end of uc
+// (console.CheckPeer).
 func (c consoleConfig) verify(uc *net.UnixConn) (int, error) {
-	pid, uid, err := console.PeerCred(uc)
-	if err != nil {
-		return 0, &ConsoleRefusedError{Why: err.Error()}
-	}
-	if uid != os.Geteuid() {
-		return pid, &ConsoleRefusedError{PID: pid, Why: "it runs as uid " + strconv.Itoa(uid)}
-	}
-	self, err := os.Stat(cmp.Or(c.exe, "/proc/self/exe"))
-	if err != nil {
-		return pid, &ConsoleRefusedError{PID: pid, Why: "this server cannot read its own binary: " + err.Error()}
-	}
-	exe, err := os.Stat(procExe(pid))
-	if err != nil {
-		return pid, &ConsoleRefusedError{PID: pid, Why: "its program cannot be read (" + err.Error() + ")"}
-	}
-	if !os.SameFile(self, exe) {
-		name, _ := os.Readlink(procExe(pid))
-		return pid, &ConsoleRefusedError{PID: pid, Why: fmt.Sprintf("it runs %s, not this ttymux binary (start the console with the same ttymux: ttymux web)", cmp.Or(name, "another program"))}
-	}
-	if a, name, ok := ttymuxAncestor(pid, self); ok {
-		return pid, &ConsoleRefusedError{PID: pid, Why: fmt.Sprintf("it runs inside a session: its ancestor pid %d is %s, which holds sessions the AI types into (a console must be started by you, from a terminal of your own)", a, name)}
-	}
-	return pid, nil
-}
-
-func procExe(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/exe" }
-
-// ttymuxAncestor finds an ancestor of pid (not pid itself) that is a
-// ttymux process: the binary self, or one named ttymux or ttymux-agent
-// (the agent sits beside ttymux). An ancestor whose program cannot be read
-// (another user's, such as sshd or init) is not one.
-func ttymuxAncestor(pid int, self os.FileInfo) (int, string, bool) {
-	for range 4096 {
-		pp, err := parentPID(pid)
-		if err != nil || pp <= 1 {
-			return 0, "", false
+	pid, err := console.CheckPeer(uc, c.exe)
+	var u *console.UntrustedError
+	if errors.As(err, &u) {
+		why := u.Why
+		if strings.Contains(why, "not this ttymux binary") {
+			why += " (start the console with the same ttymux: ttymux web)"
+		} else if strings.Contains(why, "inside a session") {
+			why += " (a console must be started by you, from a terminal of your own)"
 		}
-		pid = pp
-		name, _ := os.Readlink(procExe(pid))
-		base := filepath.Base(strings.TrimSuffix(name, " (deleted)"))
-		if base == "ttymux" || base == "ttymux-agent" {
-			return pid, base, true
-		}
-		if fi, err := os.Stat(procExe(pid)); err == nil && os.SameFile(fi, self) {
-			return pid, "ttymux (" + name + ")", true
-		}
+		return pid, &ConsoleRefusedError{PID: u.PID, Why: why}
 	}
-	return 0, "", false
-}
-
-// parentPID reads a process's parent from /proc/PID/stat (proc(5)): the
-// fourth field, after the command name in parentheses, which may itself
-// hold spaces and parentheses: split after the last ')'.
-func parentPID(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
-	}
-	return strconv.Atoi(f[1])
+	return pid, err
 }
 
 // ask puts q to the console and waits for the human's answer, until ctx

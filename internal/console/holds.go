@@ -200,12 +200,13 @@ func (h *Holds) serve() {
 // handle takes one question from a server and answers it when the human
 // does, or withdraws it when the server hangs up or its time is over.
 func (h *Holds) handle(c net.Conn) {
-	uid, err := agentsock.PeerUID(c)
-	if err != nil || uid != os.Geteuid() {
-		h.log.Warn("console: a process of another user connected; refused", "uid", uid, "err", err)
+	// The asker must be a ttymux server, not a process the AI started: a
+	// secret typed in answer goes to it (CheckPeer).
+	pid, err := CheckPeer(c, "")
+	if err != nil {
+		h.log.Warn("console: a question from a process it does not trust; refused", "err", err)
 		return
 	}
-	pid := peerPID(c)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	line, err := bufio.NewReaderSize(io.LimitReader(c, maxQuestion), 64<<10).ReadBytes('\n')
 	if err != nil {
@@ -351,12 +352,6 @@ func (h *Holds) wait() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.changed
-}
-
-// peerPID is the pid of the process at the other end of c (0 if unknown).
-func peerPID(c net.Conn) int {
-	pid, _ := PeerPID(c)
-	return pid
 }
 
 // csrf is the token every state-changing request must carry (X-Ttymux-CSRF):

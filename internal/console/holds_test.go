@@ -6,7 +6,9 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -125,4 +127,44 @@ func TestHolds(t *testing.T) {
 		t.Fatalf("a stale socket: %v", err)
 	}
 	hs2.Close()
+}
+
+// TestHoldsRefuseForeignAsker: a question from a process that is not
+// ttymux (here python3, asking for a password as a ttymux server would) is
+// never shown: the human would type a secret to whoever asked.
+func TestHoldsRefuseForeignAsker(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	path := filepath.Join(shortDir(t), SocketName)
+	hs, err := ListenHolds(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hs.Close()
+	cmd := exec.Command(py, "-c", `
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+try:
+    s.sendall(b'{"kind":"secret","prompt":"Password for sudo on web1","timeout_ms":60000}\n')
+    print(repr(s.recv(100)))
+except OSError:
+    print("b''")  # closed on it: refused
+`, path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if strings.TrimSpace(string(out)) != "b''" {
+		t.Fatalf("the foreign asker was answered: %s", out)
+	}
+	if l := hs.List(); len(l) != 0 {
+		t.Fatalf("its question was shown: %+v", l)
+	}
+	// The console's own binary asking is shown.
+	c := ask(t, path, Question{Kind: KindSecret, Prompt: "pw", TimeoutMS: 60000})
+	defer c.Close()
+	waitFor(t, "a ttymux asker's question", func() bool { return len(hs.List()) == 1 })
 }

@@ -32,9 +32,3 @@ func PeerCred(c net.Conn) (pid, uid int, err error) {
 	}
 	return int(cred.Pid), int(cred.Uid), nil
 }
-
-// PeerPID is PeerCred's pid.
-func PeerPID(c net.Conn) (int, error) {
-	pid, _, err := PeerCred(c)
-	return pid, err
-}

@@ -13,6 +13,3 @@ var errNoPeerCred = errors.New("peer credentials: a console's process can be ide
 
 // PeerCred is not available on this system.
 func PeerCred(c net.Conn) (pid, uid int, err error) { return 0, -1, errNoPeerCred }
-
-// PeerPID is not available on this system.
-func PeerPID(c net.Conn) (int, error) { return 0, errNoPeerCred }

@@ -1,0 +1,103 @@
+package console
+
+import (
+	"cmp"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Who may take part in a question (docs/security.md, "The console
+// decides"): both ends of the console's socket check the process at the
+// other end before they trust it — a server before it sends a question
+// (the console's answer decides), the console before it shows one (a
+// secret typed in answer goes to the asker). The process must be the same
+// user's, run the same ttymux binary (the same file), and have no ttymux
+// process among its ancestors: every session's shell is a child of the
+// server or the agent holding it, so a process started from a session
+// (what the AI could start) is refused.
+
+// UntrustedError says why the process at the other end is not trusted.
+type UntrustedError struct {
+	PID int
+	Why string
+}
+
+func (e *UntrustedError) Error() string {
+	return fmt.Sprintf("pid %d: %s", e.PID, e.Why)
+}
+
+// CheckPeer checks the process at the other end of the Unix socket c
+// against the binary exe ("" for this process's own) and returns its pid.
+func CheckPeer(c net.Conn, exe string) (int, error) {
+	pid, uid, err := PeerCred(c)
+	if err != nil {
+		return 0, &UntrustedError{Why: err.Error()}
+	}
+	if uid != os.Geteuid() {
+		return pid, &UntrustedError{PID: pid, Why: "it runs as uid " + strconv.Itoa(uid)}
+	}
+	self, err := os.Stat(cmp.Or(exe, "/proc/self/exe"))
+	if err != nil {
+		return pid, &UntrustedError{PID: pid, Why: "this process cannot read its own binary: " + err.Error()}
+	}
+	fi, err := os.Stat(procExe(pid))
+	if err != nil {
+		return pid, &UntrustedError{PID: pid, Why: "its program cannot be read (" + err.Error() + ")"}
+	}
+	if !os.SameFile(self, fi) {
+		name, _ := os.Readlink(procExe(pid))
+		return pid, &UntrustedError{PID: pid, Why: fmt.Sprintf("it runs %s, not this ttymux binary", cmp.Or(name, "another program"))}
+	}
+	if a, name, ok := ttymuxAncestor(pid, self); ok {
+		return pid, &UntrustedError{PID: pid, Why: fmt.Sprintf("it runs inside a session: its ancestor pid %d is %s, which holds sessions the AI types into", a, name)}
+	}
+	return pid, nil
+}
+
+func procExe(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/exe" }
+
+// ttymuxAncestor finds an ancestor of pid (not pid itself) that is a
+// ttymux process: the binary self, or one named ttymux or ttymux-agent
+// (the agent sits beside ttymux). An ancestor whose program cannot be read
+// (another user's, such as sshd or init) is not one.
+func ttymuxAncestor(pid int, self os.FileInfo) (int, string, bool) {
+	for range 4096 {
+		pp, err := parentPID(pid)
+		if err != nil || pp <= 1 {
+			return 0, "", false
+		}
+		pid = pp
+		name, _ := os.Readlink(procExe(pid))
+		base := filepath.Base(strings.TrimSuffix(name, " (deleted)"))
+		if base == "ttymux" || base == "ttymux-agent" {
+			return pid, base, true
+		}
+		if fi, err := os.Stat(procExe(pid)); err == nil && os.SameFile(fi, self) {
+			return pid, "ttymux (" + name + ")", true
+		}
+	}
+	return 0, "", false
+}
+
+// parentPID reads a process's parent from /proc/PID/stat (proc(5)): the
+// fourth field, after the command name in parentheses, which may itself
+// hold spaces and parentheses: split after the last ')'.
+func parentPID(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
+	}
+	return strconv.Atoi(f[1])
+}
