@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,8 +283,16 @@ while True:
 
 func waitSocket(t *testing.T, path string) {
 	t.Helper()
+	// A connection, not the file: the file appears at bind, before listen.
 	testwait.Until(t, "a listener on "+path, 30*time.Second, func() bool {
 		fi, err := os.Lstat(path)
-		return err == nil && fi.Mode().Type() == fs.ModeSocket
+		if err != nil || fi.Mode().Type() != fs.ModeSocket {
+			return false
+		}
+		c, err := net.Dial("unix", path)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
 	})
 }

@@ -96,5 +96,14 @@
   }
   const es = new EventSource("/api/holds/events");
   es.addEventListener("holds", (e) => { status.textContent = "live"; render(JSON.parse(e.data) || []); });
-  es.onerror = () => { status.textContent = "reconnecting…"; };
+  es.onerror = () => {
+    if (es.readyState === EventSource.CLOSED) {
+      // The endpoint refused: this console takes no questions (only
+      // ttymux web does, and one at a time).
+      status.textContent = "this console takes no questions";
+      document.getElementById("empty").textContent = "This console takes no questions: held commands and secret prompts come to the console started with ttymux web (one at a time; its output says why when it cannot).";
+      return;
+    }
+    status.textContent = "reconnecting…";
+  };
 })();
