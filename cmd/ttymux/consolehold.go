@@ -188,6 +188,10 @@ func (hu *human) askConsole(ctx context.Context, c *callInfo, h *session.Hold, e
 		ev.Decision, ev.Reason = audit.DeclinedByHuman, "the console went away: "+err.Error()
 		hu.record(ev)
 		return answer{err: fmt.Errorf("refused: %s waited %s in the console, which went away without an answer (%v); nothing was typed or run", quoted(h), waited, err)}, audit.DeclinedByHuman
+	case a.Refused != "":
+		ev.Decision, ev.Reason = audit.Held, "the console did not show it: "+a.Refused
+		hu.record(ev)
+		return answer{err: fmt.Errorf("refused: %s needs the human's approval, and the console (pid %d) did not show the question: it does not trust this server (%s). Nothing was typed or run. A ttymux server that runs inside a ttymux session cannot use the console", quoted(h), pid, a.Refused)}, audit.Held
 	case a.Decision != console.Approve:
 		ev.Decision, ev.Reason = audit.DeclinedByHuman, fmt.Sprintf("declined in the console (pid %d)", pid)
 		hu.record(ev)
@@ -241,6 +245,13 @@ func (hu *human) secretInConsole(ctx context.Context, q console.Question, timeou
 		e.Decision, e.Reason = audit.DeclinedByHuman, fmt.Sprintf("no answer in the console (pid %d) in time", pid)
 		hu.record(e)
 		return true, fmt.Errorf("refused: the human did not type the secret in the console within %s; nothing was typed", timeout)
+	case a.Refused != "":
+		// This server is not one the console trusts (it runs inside a
+		// session): the one-time page asks instead.
+		e.Decision, e.Reason = audit.Failed, fmt.Sprintf("the console (pid %d) did not show it (%s); asked by a one-time page instead", pid, a.Refused)
+		hu.record(e)
+		ev.Via = ""
+		return false, nil
 	case a.Decision != console.Approve:
 		e.Decision, e.Reason = audit.DeclinedByHuman, fmt.Sprintf("declined in the console (pid %d)", pid)
 		hu.record(e)

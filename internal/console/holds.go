@@ -78,6 +78,9 @@ const (
 type Answer struct {
 	Decision string `json:"decision"`
 	Secret   string `json:"secret,omitempty"`
+	// Refused says why the console did not show the question (the asker
+	// is not trusted); Decision is then Decline.
+	Refused string `json:"refused,omitempty"`
 }
 
 // maxQuestion bounds one question on the socket.
@@ -205,6 +208,9 @@ func (h *Holds) handle(c net.Conn) {
 	pid, err := CheckPeer(c, "")
 	if err != nil {
 		h.log.Warn("console: a question from a process it does not trust; refused", "err", err)
+		b, _ := json.Marshal(Answer{Decision: Decline, Refused: err.Error()})
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+		_, _ = c.Write(append(b, '\n')) // best effort: it learns why, nothing more
 		return
 	}
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
