@@ -41,7 +41,7 @@ func cmdWeb(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "127.0.0.1:0", "the address to serve on (a loopback address; port 0 picks a free one)")
 	socket := fs.String("socket", "", "the agent's socket (default: the per-user socket)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over.\nThe first line printed is the URL to open (it carries the access token).\n\n")
+		fmt.Fprint(fs.Output(), "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over;\nthe commands ttymux servers hold for you (policy no_elicitation = \"console\") and the\npasswords they ask for; the audit log.\nThe first line printed is the URL to open (it carries the access token).\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
