@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -279,6 +280,58 @@ while True:
 			t.Fatal("git clean ran on the word of a console the model started")
 		}
 	})
+}
+
+// TestFakeConsoleRefusedDetached: a console the model starts from its
+// session and detaches by a double fork (its parent is then init or a
+// subreaper, not the session's shell) is still refused: it keeps the
+// terminal session whose leader, the session's shell, runs under ttymux.
+func TestFakeConsoleRefusedDetached(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newHoldRig(t)
+	var res0 session.Result
+	line := "( " + approvingConsoleEnv + "=" + r.sock + " " + self + " >/dev/null 2>&1 & )"
+	if c := call(t, r.cs, "send", map[string]any{"session_id": r.id, "text": line}, &res0); c.IsError {
+		t.Fatalf("start the console in the session: %s", resultText(c))
+	}
+	waitSocket(t, r.sock)
+	c, err := net.Dial("unix", r.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _, err := console.PeerCred(c)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill() // it outlives the session by design
+		}
+	})
+	// Detached: this process (the server holding the session) is no
+	// longer among its ancestors.
+	for p := pid; p > 1; {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			break
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		fmt.Sscan(f[1], &p)
+		if p == os.Getpid() {
+			t.Fatalf("the console was not detached from the session (pid %d is under this process)", pid)
+		}
+	}
+	res := waitResult(t, r.clean(60000))
+	if !res.IsError || !strings.Contains(resultText(res), "runs inside a session") {
+		t.Fatalf("want the detached console refused, got %s", resultText(res))
+	}
+	if !r.junk() {
+		t.Fatal("git clean ran on the word of a console the model started")
+	}
 }
 
 func waitSocket(t *testing.T, path string) {

@@ -55,6 +55,18 @@ func CheckPeer(c net.Conn, exe string) (int, error) {
 	if a, name, ok := ttymuxAncestor(pid, self); ok {
 		return pid, &UntrustedError{PID: pid, Why: fmt.Sprintf("it runs inside a session: its ancestor pid %d is %s, which holds sessions the AI types into", a, name)}
 	}
+	// A process that left its parent (a double fork reparents it to init
+	// or a subreaper) keeps its session id unless it calls setsid: the
+	// session's leader, a ttymux session's shell, still has ttymux above.
+	if sid, err := sessionID(pid); err == nil && sid != pid && sid > 1 {
+		a, name, ok := sid, "", false
+		if name, ok = isTtymux(sid, self); !ok {
+			a, name, ok = ttymuxAncestor(sid, self)
+		}
+		if ok {
+			return pid, &UntrustedError{PID: pid, Why: fmt.Sprintf("it runs inside a session: its terminal session's leader pid %d runs under pid %d, %s, which holds sessions the AI types into", sid, a, name)}
+		}
+	}
 	return pid, nil
 }
 
@@ -71,33 +83,49 @@ func ttymuxAncestor(pid int, self os.FileInfo) (int, string, bool) {
 			return 0, "", false
 		}
 		pid = pp
-		name, _ := os.Readlink(procExe(pid))
-		base := filepath.Base(strings.TrimSuffix(name, " (deleted)"))
-		if base == "ttymux" || base == "ttymux-agent" {
-			return pid, base, true
-		}
-		if fi, err := os.Stat(procExe(pid)); err == nil && os.SameFile(fi, self) {
-			return pid, "ttymux (" + name + ")", true
+		if name, ok := isTtymux(pid, self); ok {
+			return pid, name, true
 		}
 	}
 	return 0, "", false
 }
 
-// parentPID reads a process's parent from /proc/PID/stat (proc(5)): the
-// fourth field, after the command name in parentheses, which may itself
-// hold spaces and parentheses: split after the last ')'.
-func parentPID(pid int) (int, error) {
+// isTtymux reports whether pid runs ttymux: the binary self, or one named
+// ttymux or ttymux-agent; name says which.
+func isTtymux(pid int, self os.FileInfo) (string, bool) {
+	name, _ := os.Readlink(procExe(pid))
+	base := filepath.Base(strings.TrimSuffix(name, " (deleted)"))
+	if base == "ttymux" || base == "ttymux-agent" {
+		return base, true
+	}
+	if fi, err := os.Stat(procExe(pid)); err == nil && os.SameFile(fi, self) {
+		return "ttymux (" + name + ")", true
+	}
+	return "", false
+}
+
+// parentPID reads a process's parent from /proc/PID/stat (proc(5)).
+func parentPID(pid int) (int, error) { return statField(pid, 1) }
+
+// sessionID reads a process's session id from /proc/PID/stat.
+func sessionID(pid int) (int, error) { return statField(pid, 3) }
+
+// statField reads field i after the command name of /proc/PID/stat
+// (proc(5): 0 state, 1 ppid, 2 pgrp, 3 session). The command name, in
+// parentheses, may itself hold spaces and parentheses: split after the
+// last ')'.
+func statField(pid, i int) (int, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, err
 	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
+	j := strings.LastIndexByte(string(b), ')')
+	if j < 0 {
 		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
+	f := strings.Fields(string(b[j+1:]))
+	if len(f) <= i {
 		return 0, fmt.Errorf("/proc/%d/stat: too short", pid)
 	}
-	return strconv.Atoi(f[1])
+	return strconv.Atoi(f[i])
 }
