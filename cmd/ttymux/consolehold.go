@@ -29,21 +29,21 @@ import (
 //   - the ttymux binary: /proc/PID/exe is the same file as this server's
 //     own binary (a console of another ttymux version, or any other
 //     program listening there, is refused);
-//   - not inside a session: no ancestor of the console is a ttymux process
-//     (this binary, ttymux-agent): every session's shell is a child of the
-//     server or the agent that holds it, so a console the model started
-//     from a session — which could approve its own holds through the token
-//     it printed — is refused.
+//   - not inside a session: no ancestor of the console, nor of its
+//     terminal session's leader, is a ttymux process (this binary,
+//     ttymux-agent): every session's shell is a child of the server or the
+//     agent that holds it, so a console the model started from a session —
+//     which could approve its own holds through the token it printed — is
+//     refused (console.CheckPeer).
 //
 // Only then is the question written; the answer read back is the human's,
 // and the Approver mints the Grant from it (or refuses). The console keeps
 // no grant and decides nothing.
 
-// consoleConfig locates and identifies the console; the zero value is the
-// console at console.DefaultSocket, which must run this very binary.
+// consoleConfig locates the console; the zero value is the console at
+// console.DefaultSocket. It must run this very binary.
 type consoleConfig struct {
 	socket string // "": console.DefaultSocket() at each question
-	exe    string // the binary a console must run; "": this process's own
 }
 
 // errNoConsole: no console listens.
@@ -60,7 +60,7 @@ func (e *ConsoleRefusedError) Error() string {
 	return fmt.Sprintf("the process listening on the console's socket (pid %d) is not trusted to decide: %s", e.PID, e.Why)
 }
 
-// dialConsole connects to the console and checks who it is.
+// dial connects to the console and checks who it is.
 func (c consoleConfig) dial(ctx context.Context) (*net.UnixConn, int, error) {
 	path := cmp.Or(c.socket, console.DefaultSocket())
 	if err := agentsock.CheckSocket(path); err != nil {
@@ -86,7 +86,7 @@ func (c consoleConfig) dial(ctx context.Context) (*net.UnixConn, int, error) {
 // verify checks the process listening at the other end of uc
 // (console.CheckPeer).
 func (c consoleConfig) verify(uc *net.UnixConn) (int, error) {
-	pid, err := console.CheckPeer(uc, c.exe)
+	pid, err := console.CheckPeer(uc)
 	var u *console.UntrustedError
 	if errors.As(err, &u) {
 		why := u.Why

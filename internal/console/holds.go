@@ -205,7 +205,7 @@ func (h *Holds) serve() {
 func (h *Holds) handle(c net.Conn) {
 	// The asker must be a ttymux server, not a process the AI started: a
 	// secret typed in answer goes to it (CheckPeer).
-	pid, err := CheckPeer(c, "")
+	pid, err := CheckPeer(c)
 	if err != nil {
 		h.log.Warn("console: a question from a process it does not trust; refused", "err", err)
 		b, _ := json.Marshal(Answer{Decision: Decline, Refused: err.Error()})

@@ -31,8 +31,8 @@ func (e *UntrustedError) Error() string {
 }
 
 // CheckPeer checks the process at the other end of the Unix socket c
-// against the binary exe ("" for this process's own) and returns its pid.
-func CheckPeer(c net.Conn, exe string) (int, error) {
+// against this process's own binary and returns its pid.
+func CheckPeer(c net.Conn) (int, error) {
 	pid, uid, err := PeerCred(c)
 	if err != nil {
 		return 0, &UntrustedError{Why: err.Error()}
@@ -40,7 +40,7 @@ func CheckPeer(c net.Conn, exe string) (int, error) {
 	if uid != os.Geteuid() {
 		return pid, &UntrustedError{PID: pid, Why: "it runs as uid " + strconv.Itoa(uid)}
 	}
-	self, err := os.Stat(cmp.Or(exe, "/proc/self/exe"))
+	self, err := os.Stat("/proc/self/exe")
 	if err != nil {
 		return pid, &UntrustedError{PID: pid, Why: "this process cannot read its own binary: " + err.Error()}
 	}
