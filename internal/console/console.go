@@ -9,6 +9,11 @@
 // The Host header must name a loopback address (DNS rebinding), and a
 // request that changes anything must come from the page's own origin.
 //
+// Its other tabs (holds.go, audittab.go) show the questions ttymux servers
+// put to the human over the console's Unix socket — held commands to
+// approve or decline, secrets to type — and the audit log's tail. Every
+// state-changing request also carries the CSRF token.
+//
 // What the page shows is what the terminal shows: secrets typed with echo
 // off never reach the output, and the agent's redacted ranges come back
 // redacted. Session metadata (which holds the session's nonce) never leaves
