@@ -53,14 +53,18 @@ type humanConfig struct {
 	audit *audit.Log         // nil: no audit log
 	pages *secretpage.Server // nil: one is made, listening from its first page
 	now   func() time.Time
+	// console is the human's console for no_elicitation = "console"
+	// (consolehold.go); the zero value finds it in the runtime directory.
+	console consoleConfig
 }
 
 // human is the Approver: it holds the questions asked through multi
 // round-trip results, the grants the human gave, and the audit log.
 type human struct {
-	audit *audit.Log
-	log   *slog.Logger
-	now   func() time.Time
+	audit   *audit.Log
+	log     *slog.Logger
+	now     func() time.Time
+	console consoleConfig
 
 	sec secretState // secrets from the human (secret.go)
 
@@ -97,7 +101,7 @@ func newHuman(c humanConfig, log *slog.Logger) *human {
 	if pages == nil {
 		pages = secretpage.New(secretpage.Options{})
 	}
-	return &human{audit: c.audit, log: log, now: now, pending: map[string]pendingQuestion{}, grants: map[string]time.Time{},
+	return &human{audit: c.audit, log: log, now: now, console: c.console, pending: map[string]pendingQuestion{}, grants: map[string]time.Time{},
 		sec: secretState{asks: map[string]*secretAsk{}, boxes: map[string]*secretBox{}, pages: pages}}
 }
 
@@ -121,6 +125,7 @@ type callInfo struct {
 	decision audit.Decision // how a hold was settled; "" when nothing was held
 	reason   string         // why it was held
 	refused  bool           // the Approver refused: the decision is the outcome
+	note     string         // for the result: where the hold waited and what was decided
 }
 
 type callKey struct{}
@@ -215,6 +220,14 @@ func (hu *human) Approve(ctx context.Context, h *session.Hold) (session.Grant, e
 		}
 		if a.grant {
 			hu.give(h)
+		}
+		return grant(audit.ApprovedByHuman)
+	}
+	if !modelMay && h.NoElicitation == policy.Console {
+		// The human decides in the console they started; the model's
+		// confirm: true does not count.
+		if a, by := hu.askConsole(ctx, c, h, ev); a.err != nil {
+			return refuse(by, a.err)
 		}
 		return grant(audit.ApprovedByHuman)
 	}
@@ -391,6 +404,7 @@ type answer struct {
 // input-required result, or from the answer the retry carries (2026-07-28).
 func (hu *human) askHuman(ctx context.Context, c *callInfo, h *session.Hold, msg string, ev audit.Event) answer {
 	timeout := cmp.Or(c.timeout, session.DefaultTimeout)
+	ev.Via = audit.ViaElicitation
 	params := &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema(h)}
 	if multiRoundTrip(c.req) {
 		if q, ok := hu.takePending(c.req.Params.RequestState, h); ok {
@@ -520,6 +534,7 @@ func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolReques
 	if err != nil {
 		return nil, session.Result{}, err
 	}
+	r.Note = joinNote(callFrom(ctx).note, r.Note)
 	return textResult(summary(r)), forModel(r, in.Detail), nil
 }
 

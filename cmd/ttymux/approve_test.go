@@ -52,6 +52,7 @@ type rigOptions struct {
 	stateDir string
 	formOnly bool             // the client declares form elicitation only
 	now      func() time.Time // the approver's clock (grants); nil: time.Now
+	console  consoleConfig    // where the human's console is (consolehold_test.go)
 }
 
 func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
@@ -79,7 +80,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = al.Close() })
-	srv := newServerWith(m, o.log, humanConfig{audit: al, now: o.now}, nil)
+	srv := newServerWith(m, o.log, humanConfig{audit: al, now: o.now, console: o.console}, nil)
 	var opts *mcp.ClientOptions
 	if answer != nil {
 		caps := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}

@@ -29,6 +29,9 @@ var (
 
 // TestMain removes the binary built for the end-to-end tests.
 func TestMain(m *testing.M) {
+	if sock := os.Getenv(approvingConsoleEnv); sock != "" {
+		os.Exit(runApprovingConsole(sock))
+	}
 	// HOME and every XDG directory private: no test (and no server it
 	// starts) reads the user's policy or writes the user's audit log.
 	testhome.Private()

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/audit"
+	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/internal/secretpage"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport/sshconn"
@@ -217,6 +218,20 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 	prompt := fmt.Sprintf("A secret for session %s on %s, typed there followed by Enter", id, s.PolicyHost())
 	if fg := s.Info().Foreground; fg != "" {
 		prompt += ", where " + secretpage.Visible(fg) + " waits for it"
+	}
+	asked := h.hu.now()
+	if done, err := h.hu.secretInConsole(ctx, console.Question{Session: id, Host: s.PolicyHost(), Prompt: prompt, Asked: in.AskSecret}, timeout, &ev, deliver); done {
+		// Asked in the human's console (consolehold.go), not by a page.
+		if err != nil {
+			return nil, session.Result{}, err
+		}
+		rest := max(timeout-h.hu.now().Sub(asked), time.Second)
+		r, err := s.Read(ctx, session.ReadRequest{Mode: "new", Wait: true, Timeout: rest, Progress: progressFunc(ctx, req)})
+		if err != nil {
+			return nil, session.Result{}, err
+		}
+		r.Note = joinNote("the human typed the secret in the console; it was typed, followed by Enter", r.Note)
+		return textResult(summary(r)), forModel(r, in.Detail), nil
 	}
 	a, fresh, err := h.hu.openAsk(key, prompt, in.AskSecret, deliver)
 	if err != nil {

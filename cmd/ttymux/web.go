@@ -35,7 +35,7 @@ func (a agentSource) AttachTail(ctx context.Context, id string, tail int64) (con
 // cmdWeb implements "ttymux web": the console on a loopback address until
 // interrupted. The URL, with its one token, is the first line it prints.
 func cmdWeb(args []string, stdout, stderr io.Writer) int {
-	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
+	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over;\nthe commands ttymux servers hold for you (policy no_elicitation = \"console\") and the\npasswords they ask for; the audit log.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "the address to serve on (a loopback address; port 0 picks a free one)")
 	if !parseArgs(fs, args, 0) {
 		return 2
@@ -51,7 +51,9 @@ func cmdWeb(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log := newLogger(stderr)
-	cs := console.New(console.Options{Source: agentSource{&agent.Client{Socket: *socket}}, Logger: log.With("component", "console")})
+	holds, auditLog := webHolds(stderr, log.With("component", "console"))
+	defer holds.Close()
+	cs := console.New(console.Options{Source: agentSource{&agent.Client{Socket: *socket}}, Logger: log.With("component", "console"), Holds: holds, AuditLog: auditLog})
 	fmt.Fprintln(stdout, cs.URL(ln.Addr().String()))
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()

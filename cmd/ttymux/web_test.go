@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/agent"
 )
@@ -60,12 +61,24 @@ func (r *consoleRig) post(t *testing.T, c *http.Client, path, page, body string)
 	req, _ := http.NewRequest("POST", r.srv.URL+path, strings.NewReader(body))
 	req.Header.Set("Origin", r.srv.URL)
 	req.Header.Set("X-Ttymux-Page", page)
+	req.Header.Set("X-Ttymux-CSRF", r.csrf(t, c))
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	return resp
+}
+
+// csrf is the CSRF token the console's pages read (GET /api/csrf).
+func (r *consoleRig) csrf(t *testing.T, c *http.Client) string {
+	t.Helper()
+	var v struct{ CSRF string }
+	getJSON(t, c, r.srv.URL+"/api/csrf", &v)
+	if v.CSRF == "" {
+		t.Fatal("no CSRF token")
+	}
+	return v.CSRF
 }
 
 // TestConsoleAccess: the token buys a cookie once; without it, from another
@@ -107,6 +120,19 @@ func TestConsoleAccess(t *testing.T) {
 	req.Header.Set("X-Ttymux-Page", "p")
 	if resp, err := b.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a cross-origin takeover: %v %v", err, resp)
+	}
+	// The page's own origin and cookie, but no CSRF token (or a wrong one):
+	// what a request the browser was tricked into sending looks like.
+	for _, tok := range []string{"", "0123"} {
+		req, _ = http.NewRequest("POST", r.srv.URL+"/api/s/"+r.id+"/takeover", nil)
+		req.Header.Set("Origin", r.srv.URL)
+		req.Header.Set("X-Ttymux-Page", "p")
+		if tok != "" {
+			req.Header.Set("X-Ttymux-CSRF", tok)
+		}
+		if resp, err := b.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("a takeover with CSRF token %q: %v %v", tok, err, resp)
+		}
 	}
 }
 
@@ -162,9 +188,13 @@ func TestConsoleWatchAndTakeOver(t *testing.T) {
 	if got := r.post(t, b, "/api/s/"+r.id+"/resize", "page1", `{"rows":30,"cols":100}`); got.StatusCode != http.StatusNoContent {
 		t.Fatalf("resize while driving: %d", got.StatusCode)
 	}
+	// The agent applies a resize asynchronously (transport/agent
+	// Conn.Resize): wait for the list to show it.
 	var driven []console.Session
-	getJSON(t, b, r.srv.URL+"/api/sessions", &driven)
-	if len(driven) != 1 || !driven[0].Driven || driven[0].Rows != 30 || driven[0].Cols != 100 {
+	if !testwait.Poll(t.Context(), humanWait, func() bool {
+		getJSON(t, b, r.srv.URL+"/api/sessions", &driven)
+		return len(driven) == 1 && driven[0].Rows == 30 && driven[0].Cols == 100
+	}) || !driven[0].Driven {
 		t.Fatalf("sessions while driven = %+v", driven)
 	}
 	if got := r.post(t, b, "/api/s/"+r.id+"/giveback", "page1", ""); got.StatusCode != 200 {

@@ -80,6 +80,15 @@ const (
 	KindRotated          Kind = "rotated" // the first record of a file made by rotation
 )
 
+// A Via is where the human was asked (an approval or a secret).
+type Via string
+
+// Ways of asking the human.
+const (
+	ViaElicitation Via = "elicitation" // the MCP client's form or URL
+	ViaConsole     Via = "console"     // the console the human started (ttymux web)
+)
+
 // Anchor is the Prev of a log's first record.
 const Anchor = "0000000000000000000000000000000000000000000000000000000000000000"
 
@@ -93,6 +102,7 @@ type Event struct {
 	LocalPath  string    `json:"local_path,omitempty"` // a transfer's file on this machine
 	Decision   Decision  `json:"decision,omitempty"`
 	Reason     string    `json:"reason,omitempty"`
+	Via        Via       `json:"via,omitempty"` // where the human was asked
 	ExitCode   *int      `json:"exit_code,omitempty"`
 	DurationMS int64     `json:"duration_ms,omitempty"`
 	// Seq numbers the records from 1; Prev is the sha256 (hex) of the
@@ -470,6 +480,9 @@ func Format(e Event) string {
 	}
 	if e.DurationMS > 0 {
 		s += fmt.Sprintf(" %dms", e.DurationMS)
+	}
+	if e.Via != "" {
+		s += " via " + visible.String(string(e.Via))
 	}
 	if e.Reason != "" {
 		s += " (" + visible.String(e.Reason) + ")"

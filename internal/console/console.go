@@ -9,6 +9,11 @@
 // The Host header must name a loopback address (DNS rebinding), and a
 // request that changes anything must come from the page's own origin.
 //
+// Its other tabs (holds.go, audittab.go) show the questions ttymux servers
+// put to the human over the console's Unix socket — held commands to
+// approve or decline, secrets to type — and the audit log's tail. Every
+// state-changing request also carries the CSRF token.
+//
 // What the page shows is what the terminal shows: secrets typed with echo
 // off never reach the output, and the agent's redacted ranges come back
 // redacted. Session metadata (which holds the session's nonce) never leaves
@@ -64,6 +69,12 @@ type Options struct {
 	// Poll is how often the session list is refreshed for watching pages
 	// (default 1 s).
 	Poll time.Duration
+	// Holds are the questions servers put to the human (holds.go); nil:
+	// none are taken.
+	Holds *Holds
+	// AuditLog is the audit log whose tail the page shows (audittab.go);
+	// "" shows none.
+	AuditLog string
 }
 
 // Server is the console's http.Handler.
@@ -74,6 +85,8 @@ type Server struct {
 	poll   time.Duration
 	mux    *http.ServeMux
 	cookie string
+	holds  *Holds
+	audit  string
 
 	mu      sync.Mutex        // protects drivers and streams
 	drivers map[string]string // session id -> the page id driving it
@@ -92,7 +105,7 @@ const attachTail = 64 << 10
 
 // New returns a console server.
 func New(o Options) *Server {
-	s := &Server{src: o.Source, log: o.Logger, token: o.Token, poll: o.Poll, drivers: map[string]string{}, streams: map[string]Stream{}}
+	s := &Server{src: o.Source, log: o.Logger, token: o.Token, poll: o.Poll, holds: o.Holds, audit: o.AuditLog, drivers: map[string]string{}, streams: map[string]Stream{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -116,6 +129,8 @@ func New(o Options) *Server {
 	mux.HandleFunc("POST /api/s/{id}/giveback", s.giveback)
 	mux.HandleFunc("POST /api/s/{id}/input", s.input)
 	mux.HandleFunc("POST /api/s/{id}/resize", s.resize)
+	s.registerHolds(mux)
+	s.registerAudit(mux)
 	s.mux = mux
 	return s
 }
@@ -158,6 +173,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && !sameOrigin(r) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodGet && !s.csrfOK(r) {
+		http.Error(w, "CSRF token missing or wrong: reload the console's page", http.StatusForbidden)
 		return
 	}
 	s.mux.ServeHTTP(w, r)

@@ -344,6 +344,9 @@ func selfRule(argv []string) string {
 	if isKill(argv) && killsTtymux(argv) {
 		return RuleSelf
 	}
+	if startsConsole(argv) {
+		return RuleConsole
+	}
 	if (name == "systemctl" || name == "service") && slices.ContainsFunc(argv[1:], func(a string) bool {
 		return strings.Contains(strings.ToLower(a), "ttymux")
 	}) && !slices.ContainsFunc(argv[1:], func(a string) bool { return a == "status" || a == "show" || a == "cat" }) {

@@ -28,7 +28,7 @@ type Verdict struct {
 	// model may) or Deny (nobody: it is refused).
 	Held string
 	// NoElicitation is what to do with a line held for the human when the
-	// client cannot ask: Confirm or Deny.
+	// client cannot ask: Confirm, Deny or Console.
 	NoElicitation string
 	// Destructive is set when the gate (not the policy) holds the line.
 	Destructive bool

@@ -6,7 +6,7 @@
 //
 //	[defaults]
 //	held = "ask"               # a held command: ask (the human), confirm (the model may), deny
-//	no_elicitation = "confirm" # when the client cannot ask the human: confirm or deny
+//	no_elicitation = "confirm" # when the client cannot ask the human: confirm, deny or console
 //
 //	[[rule]]                   # first matching rule wins for each of its keys
 //	hosts = ["prod-*", "db?"]  # ssh_config-style patterns; "local" and "serial:*" too
@@ -42,13 +42,17 @@ const (
 	Ask     = "ask"     // put it to the human
 	Confirm = "confirm" // the model's confirm: true runs it
 	Deny    = "deny"    // refuse it
+	// Console (no_elicitation only): the command waits for the human in
+	// the console they started (ttymux web), bounded by the call's
+	// timeout.
+	Console = "console"
 )
 
 // A Policy is the parsed policy file.
 type Policy struct {
 	File          string // where it was read from; "" for the built-in default
 	Held          string // Ask, Confirm or Deny
-	NoElicitation string // Confirm or Deny
+	NoElicitation string // Confirm, Deny or Console
 	Rules         []Rule
 	// SerialPorts are the patterns of the ports open_serial may open; nil
 	// means any (see SerialPortAllowed).
@@ -206,7 +210,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if err := checkSetting(p.Held, Ask, Confirm, Deny); err != nil {
 		return nil, &ParseError{File: name, Line: lineOf(data, toml.Key{"defaults", "held"}), Key: "defaults.held", Msg: err.Error()}
 	}
-	if err := checkSetting(p.NoElicitation, Confirm, Deny); err != nil {
+	if err := checkSetting(p.NoElicitation, Confirm, Deny, Console); err != nil {
 		return nil, &ParseError{File: name, Line: lineOf(data, toml.Key{"defaults", "no_elicitation"}), Key: "defaults.no_elicitation", Msg: err.Error()}
 	}
 	if ports := ff.Serial.Ports; ports != nil {
@@ -236,7 +240,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 			}
 		}
 		if fr.NoElicitation != "" {
-			if err := checkSetting(fr.NoElicitation, Confirm, Deny); err != nil {
+			if err := checkSetting(fr.NoElicitation, Confirm, Deny, Console); err != nil {
 				return nil, bad("no_elicitation", err.Error())
 			}
 		}

@@ -72,6 +72,27 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestNoElicitationConsole: "console" is a no_elicitation value, in the
+// defaults and per rule; it is not a value of held.
+func TestNoElicitationConsole(t *testing.T) {
+	p, err := Parse("p", []byte("[defaults]\nno_elicitation = \"console\"\n\n[[rule]]\nhosts = [\"prod-*\"]\nno_elicitation = \"deny\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := p.Check("local", "git clean -fdx", false); v.Decision != Hold || v.NoElicitation != Console {
+		t.Fatalf("local: %+v", v)
+	}
+	if v := p.Check("prod-web", "git clean -fdx", false); v.NoElicitation != Deny {
+		t.Fatalf("prod-web: %+v", v)
+	}
+	if _, err := Parse("p", []byte("[[rule]]\nhosts = [\"*\"]\nno_elicitation = \"console\"\n")); err != nil {
+		t.Fatalf("per rule: %v", err)
+	}
+	if _, err := Parse("p", []byte("[defaults]\nheld = \"console\"\n")); err == nil {
+		t.Fatal(`held = "console" was accepted`)
+	}
+}
+
 func TestHeldDeny(t *testing.T) {
 	p, err := Parse("p", []byte("[defaults]\nheld = \"deny\"\n"))
 	if err != nil {
