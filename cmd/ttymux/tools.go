@@ -216,13 +216,11 @@ func toolDefs() []toolDef {
 			Name:        "send",
 			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, mark, prompt, shell, timeout), exit_code and state.",
 			Annotations: &mcp.ToolAnnotations{Title: "Type into a terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-			InputSchema: sendSchema(),
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.send) }},
 		{&mcp.Tool{
 			Name:        "read",
 			Description: "Read a session's output without typing: new output since the last read (optionally waiting for the running command), the rendered screen, a diff of the screen, an exact range of session lines, or a hex dump of the bytes; timestamps give each line's arrival time.",
 			Annotations: &mcp.ToolAnnotations{Title: "Read terminal output", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-			InputSchema: readSchema(),
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.read) }},
 		{&mcp.Tool{
 			Name:        "resize",
