@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -25,36 +24,23 @@ import (
 // still nil, the handler applies the default its description states),
 // and a JSON null is refused like any other wrong type.
 
-// Tool schemas are built once, at development time: toolschemas.json
+// Tool schemas are built once, at development time: toolschemas_gen.go
 // holds every tool's input and output schema as tools/list sends them,
 // inferred from the parameter and result types (with the descriptions in
-// their jsonschema tags) and made portable. The server embeds the file
-// and never infers a schema at start-up; TestToolSchemasUpToDate fails
-// when the file is stale, and `go generate ./cmd/ttymux` (or go test
-// ./cmd/ttymux -run TestToolSchemasUpToDate -update) rewrites it. Inference
-// and go-sdk's Resolve of 15 tools' schemas were three quarters of
-// newServer's time (BenchmarkNewServer), paid by every client at the start
-// of every session.
+// their jsonschema tags) and made portable. The server never infers a
+// schema at start-up; TestToolSchemasUpToDate fails when the file is
+// stale, and `go generate ./cmd/ttymux` (or go test ./cmd/ttymux -run
+// TestToolSchemasUpToDate -update) rewrites it. Inference and go-sdk's
+// Resolve of the tools' schemas were three quarters of newServer's time
+// (BenchmarkNewServer), paid by every client at the start of every
+// session.
 //
 //go:generate go test -run TestToolSchemasUpToDate -update
 
-//go:embed toolschemas.json
-var toolSchemasJSON []byte
-
 // toolSchemas are one tool's schemas, as JSON.
 type toolSchemas struct {
-	Input  json.RawMessage `json:"input"`
-	Output json.RawMessage `json:"output,omitempty"`
+	Input, Output string
 }
-
-// precomputed is toolschemas.json, decoded on first use.
-var precomputed = sync.OnceValue(func() map[string]toolSchemas {
-	m := map[string]toolSchemas{}
-	if err := json.Unmarshal(toolSchemasJSON, &m); err != nil {
-		panic(fmt.Sprintf("toolschemas.json: %v", err)) // a programming error, caught by every test
-	}
-	return m
-})
 
 // inputAdjust are the changes a tool's input schema needs beyond inference
 // and portable, by tool name.
@@ -65,29 +51,31 @@ var inputAdjust = map[string]func(*jsonschema.Schema){
 }
 
 // addTool is mcp.AddTool with the input and output schemas made portable
-// and taken from toolschemas.json. An output field that may be absent is
+// and taken from toolschemas_gen.go. An output field that may be absent is
 // optional (omitempty) rather than nullable; a slice or map field that is
 // always sent is sent as [] or {}, never null (noNulls), so the output
 // schema can say array or object. Out must not be a pointer type.
 //
 // With a nil s, addTool registers nothing: it sets t's schemas to those
-// inferred from In and Out, which is how toolschemas.json is made
+// inferred from In and Out, which is how toolschemas_gen.go is made
 // (schemagen_test.go).
 func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if s == nil {
 		t.InputSchema, t.OutputSchema = inferSchemas[In, Out](t.Name)
 		return
 	}
-	sc, ok := precomputed()[t.Name]
+	sc, ok := toolSchemaTable[t.Name]
 	if !ok {
-		// A tool added since toolschemas.json was made: TestToolSchemasUpToDate
-		// says so; until then it costs its inference.
+		// A tool added since toolschemas_gen.go was made:
+		// TestToolSchemasUpToDate says so; until then it costs its
+		// inference.
 		in, out := inferSchemas[In, Out](t.Name)
-		sc.Input, sc.Output = mustJSON(in), mustJSON(out)
+		sc.Input, sc.Output = string(mustJSON(in)), string(mustJSON(out))
 	}
+	in, out := json.RawMessage(sc.Input), json.RawMessage(sc.Output)
 	tt := *t
-	tt.InputSchema, tt.OutputSchema = sc.Input, sc.Output
-	s.AddTool(&tt, typedHandler(h, resolver(t.Name, sc.Input), resolver(t.Name, sc.Output)))
+	tt.InputSchema, tt.OutputSchema = in, out
+	s.AddTool(&tt, typedHandler(h, resolver(t.Name, in), resolver(t.Name, out)))
 }
 
 // inferSchemas are the schemas of a tool whose parameters are In and whose
