@@ -27,7 +27,8 @@ import (
 // Tool schemas are built once, at development time: toolschemas_gen.go
 // holds every tool's input and output schema as tools/list sends them,
 // inferred from the parameter and result types (with the descriptions in
-// their jsonschema tags) and made portable. The server never infers a
+// their jsonschema tags, and resultDocs for the core packages' types) and
+// made portable. The server never infers a
 // schema at start-up; TestToolSchemasUpToDate fails when the file is
 // stale, and `go generate ./cmd/ttymux` (or go test ./cmd/ttymux -run
 // TestToolSchemasUpToDate -update) rewrites it. Inference and go-sdk's
@@ -82,6 +83,8 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 // result is Out, as tools/list sends them.
 func inferSchemas[In, Out any](tool string) (in, out *jsonschema.Schema) {
 	in, out = schemaFor[In](tool), schemaFor[Out](tool)
+	describe(in, reflect.TypeFor[In]())
+	describe(out, reflect.TypeFor[Out]())
 	if adj := inputAdjust[tool]; adj != nil {
 		adj(in)
 	}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -164,5 +166,55 @@ func TestTypedHandlerMatchesAddTool(t *testing.T) {
 	jb, _ := json.Marshal(lb)
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("tools/list:\n mcp.AddTool: %s\n addTool:     %s", ja, jb)
+	}
+}
+
+// TestResultDocsNameFields fails on a resultDocs entry that names no
+// field of its type (a field renamed or removed in session, fanout or
+// serial), which describe would skip without a word.
+func TestResultDocsNameFields(t *testing.T) {
+	for typ, docs := range resultDocs {
+		names := map[string]bool{}
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			names[name] = true
+		}
+		for n := range docs {
+			if !names[n] {
+				t.Errorf("resultDocs: %v has no field %q", typ, n)
+			}
+		}
+	}
+}
+
+// TestNoSchemaTagsOutsideCmd keeps the words the model reads in cmd: a
+// jsonschema tag on a type of session, fanout, transport or any other
+// package below cmd belongs in resultDocs instead.
+func TestNoSchemaTagsOutsideCmd(t *testing.T) {
+	root := "../.."
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "cmd" || n == "testdata" || strings.HasPrefix(n, ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(`jsonschema:"`)) {
+			t.Errorf("%s: a jsonschema tag outside cmd (describe the field in cmd/ttymux's resultDocs)", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
