@@ -88,6 +88,9 @@ type Result struct {
 	Cursor       *Cursor    `json:"cursor,omitempty"`
 	ElapsedMS    int64      `json:"elapsed_ms,omitempty"`
 	Note         string     `json:"note,omitempty"`
+	// Hint is what the model should do next, as a fact; cmd/ttymux
+	// words it ahead of Note.
+	Hint Hint `json:"-"`
 }
 
 // Earlier is output that arrived before a command's own and was never
@@ -732,11 +735,11 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 	switch {
 	case !v.Complete && waited && v.Waiting.State != "":
 		r.State = v.Waiting.State
-		r.Note = v.Waiting.WaitNote()
+		r.Hint, r.Note = Hint{Kind: HintWaiting, Status: v.Waiting}, ""
 	case !v.Complete && waited && c.DueD > 1 && !v.Earlier && s.Info().Integrated:
-		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
+		r.Hint, r.Note = Hint{Kind: HintTypedAhead, Status: st}, ""
 	case !v.Complete && waited:
-		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
+		r.Hint, r.Note = Hint{Kind: HintRunning, Status: st}, ""
 	}
 	if n := s.takeHookNote(); n != "" {
 		r.Note = joinNote(r.Note, n)

@@ -520,7 +520,7 @@ func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolReques
 	if err != nil {
 		return nil, session.Result{}, err
 	}
-	return textResult(summary(r)), forModel(r, in.Detail), nil
+	return toolResult(r, in.Detail)
 }
 
 // openWithApproval opens through the manager; a held command line (the

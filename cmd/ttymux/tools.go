@@ -359,6 +359,7 @@ func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in O
 	}
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	r = present(r)
 	out.Output = r.Output
 	if !out.Integrated && out.State != "exited" && shellLike(out.Command) && s.HookProblem() == "" {
 		// A broken hook is in the open note already, with its cause.
@@ -468,7 +469,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	if err != nil {
 		return nil, session.Result{}, err
 	}
-	return textResult(summary(r)), forModel(r, in.Detail), nil
+	return toolResult(r, in.Detail)
 }
 
 // forModel keeps what the model acts on (DESIGN.md, "The MCP tools"): a
@@ -649,6 +650,7 @@ func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in Attach
 	if err != nil {
 		return nil, OpenOut{}, err
 	}
+	r = present(r)
 	out := OpenOut{Info: s.Info(), Output: r.Output, Note: joinNote(s.OpenNote(), r.Note)}
 	text := fmt.Sprintf("attached %s (%s), state %s", out.ID, out.Command, out.State)
 	if out.Output != "" {
@@ -705,6 +707,7 @@ func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in Ope
 	}
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	r = present(r)
 	out.Output = r.Output
 	if !out.Integrated && in.Command == "" && s.HookProblem() == "" {
 		// A broken hook is in the open note already, with its cause.
@@ -749,6 +752,7 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	s.SetPacing(pace)
 	out := OpenOut{Info: s.Info(), Note: joinNote(s.OpenNote(), lineNote)}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	r = present(r)
 	out.Output = r.Output
 	out.Note = joinNote(out.Note, r.Note) // a wrong baud rate shows at once
 	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)
