@@ -11,6 +11,10 @@ type Hint struct {
 	// waits (State, LastLine, Foreground, Unsubmitted, Line), for the
 	// others the terminal as classified at the end of the wait.
 	Status verdict.Status
+	// NoteAt is where in the result's note the hint's words go: after
+	// what the send noted about itself (prependNote), ahead of the notes
+	// about the session.
+	NoteAt int
 }
 
 // A HintKind is what a Hint says.
@@ -29,4 +33,16 @@ const (
 	HintTypedAhead
 	// HintRunning: the command has not finished within the wait.
 	HintRunning
+	// HintSentNoWait: the send did not wait; the output and the verdict
+	// are read's to return.
+	HintSentNoWait
 )
+
+// prependNote puts n ahead of r's note, and so ahead of where its hint's
+// words go.
+func prependNote(r *Result, n string) {
+	if r.Hint.Kind != HintNone {
+		r.Hint.NoteAt = len(joinNote(n, r.Note[:r.Hint.NoteAt]))
+	}
+	r.Note = joinNote(n, r.Note)
+}

@@ -630,7 +630,7 @@ func (s *Session) resultNow(c *command, sendOff int64, start time.Time, req Send
 		s.readOff = max(s.readOff, sendOff)
 		s.mu.Unlock()
 	}
-	r.Note = joinNote(strings.Join(notes, "; "), r.Note)
+	prependNote(&r, strings.Join(notes, "; "))
 	return r
 }
 
@@ -656,7 +656,7 @@ func (s *Session) waitResult(ctx context.Context, c *command, start time.Time, r
 	}
 	r := s.result(c, v, start, req.Raw, true)
 	if len(opts.notes) > 0 {
-		r.Note = joinNote(strings.Join(opts.notes, "; "), r.Note)
+		prependNote(&r, strings.Join(opts.notes, "; "))
 	}
 	return r, nil
 }
@@ -726,7 +726,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 		s.persist()
 	} else {
 		r.Offset, r.NextOffset = c.SendOff, c.SendOff
-		r.Note = "sent without waiting; use read {wait: true} for the output and the verdict"
+		r.Hint, r.Note = Hint{Kind: HintSentNoWait}, ""
 	}
 	st := s.classify()
 	r.State, r.Foreground = st.State, st.Foreground

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -13,10 +14,13 @@ import (
 // the model reads about what to do next is written here, not in session.
 
 // present turns the facts of r into what the model reads: its hint, worded,
-// goes first in the note (the hint is about the command, the rest of the
-// note about the session).
+// goes into the note after what the send noted about itself and ahead of
+// the notes about the session (Hint.NoteAt), where session wrote it.
 func present(r session.Result) session.Result {
-	r.Note = joinNote(hintNote(r.Hint), r.Note)
+	if w := hintNote(r.Hint); w != "" {
+		at := min(max(r.Hint.NoteAt, 0), len(r.Note))
+		r.Note = joinNote(joinNote(r.Note[:at], w), strings.TrimPrefix(r.Note[at:], "; "))
+	}
 	r.Hint = session.Hint{}
 	return r
 }
@@ -28,6 +32,8 @@ func hintNote(h session.Hint) string {
 		return waitNote(h.Status)
 	case session.HintTypedAhead:
 		return fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", h.Status.Describe())
+	case session.HintSentNoWait:
+		return "sent without waiting; use read {wait: true} for the output and the verdict"
 	case session.HintRunning:
 		return fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", h.Status.Describe())
 	}

@@ -34,6 +34,8 @@ func TestHintNotes(t *testing.T) {
 			`not finished yet (running: sleep); read {wait: true} returns the rest when it finishes, or send keys ["ctrl+c"] to interrupt`},
 		{"typed ahead", session.Hint{Kind: session.HintTypedAhead, Status: verdict.Status{State: "running", Foreground: "sleep"}},
 			`an earlier command is still running (running: sleep); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys ["ctrl+c"] to interrupt`},
+		{"no wait", session.Hint{Kind: session.HintSentNoWait},
+			"sent without waiting; use read {wait: true} for the output and the verdict"},
 		{"none", session.Hint{}, ""},
 	} {
 		if got := hintNote(tt.hint); got != tt.want {
@@ -50,5 +52,11 @@ func TestPresentPutsTheHintFirst(t *testing.T) {
 	want := `not finished yet (running); read {wait: true} returns the rest when it finishes, or send keys ["ctrl+c"] to interrupt; ttymux's shell hook stopped reporting`
 	if r.Note != want || r.Hint.Kind != session.HintNone {
 		t.Fatalf("note %q hint %+v; want %q and the hint spent", r.Note, r.Hint, want)
+	}
+	// What the send noted (a serial line ending, keystrokes for a
+	// full-screen program) went ahead of the hint.
+	r = present(session.Result{Note: "typed as keystrokes; recording stopped", Hint: session.Hint{Kind: session.HintSentNoWait, NoteAt: len("typed as keystrokes")}})
+	if want := "typed as keystrokes; sent without waiting; use read {wait: true} for the output and the verdict; recording stopped"; r.Note != want {
+		t.Fatalf("note %q; want %q", r.Note, want)
 	}
 }
