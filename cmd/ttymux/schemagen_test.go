@@ -78,7 +78,7 @@ func TestToolSchemasUpToDate(t *testing.T) {
 	if !bytes.Equal(want, got) {
 		t.Fatal("cmd/ttymux/toolschemas_gen.go is stale: run go generate ./cmd/ttymux")
 	}
-	if len(toolSchemaTable) != len(toolDefs()) {
+	if !*update && len(toolSchemaTable) != len(toolDefs()) { // the table compiled in is the old one while -update writes
 		t.Fatalf("toolschemas_gen.go has %d tools, the table %d", len(toolSchemaTable), len(toolDefs()))
 	}
 	for name, sc := range toolSchemaTable {
