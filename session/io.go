@@ -88,9 +88,9 @@ type Result struct {
 	Cursor       *Cursor    `json:"cursor,omitempty"`
 	ElapsedMS    int64      `json:"elapsed_ms,omitempty"`
 	Note         string     `json:"note,omitempty"`
-	// Hint is what the model should do next, as a fact; cmd/ttymux
-	// words it ahead of Note.
-	Hint Hint `json:"-"`
+	// Hints say what the model should do next, as facts; cmd/ttymux
+	// words them into Note.
+	Hints []Hint `json:"-"`
 }
 
 // Earlier is output that arrived before a command's own and was never
@@ -726,7 +726,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 		s.persist()
 	} else {
 		r.Offset, r.NextOffset = c.SendOff, c.SendOff
-		r.Hint, r.Note = Hint{Kind: HintSentNoWait}, ""
+		setHint(&r, Hint{Kind: HintSentNoWait})
 	}
 	st := s.classify()
 	r.State, r.Foreground = st.State, st.Foreground
@@ -735,11 +735,11 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 	switch {
 	case !v.Complete && waited && v.Waiting.State != "":
 		r.State = v.Waiting.State
-		r.Hint, r.Note = Hint{Kind: HintWaiting, Status: v.Waiting}, ""
+		setHint(&r, Hint{Kind: HintWaiting, Status: v.Waiting})
 	case !v.Complete && waited && c.DueD > 1 && !v.Earlier && s.Info().Integrated:
-		r.Hint, r.Note = Hint{Kind: HintTypedAhead, Status: st}, ""
+		setHint(&r, Hint{Kind: HintTypedAhead, Status: st})
 	case !v.Complete && waited:
-		r.Hint, r.Note = Hint{Kind: HintRunning, Status: st}, ""
+		setHint(&r, Hint{Kind: HintRunning, Status: st})
 	}
 	if n := s.takeHookNote(); n != "" {
 		r.Note = joinNote(r.Note, n)
@@ -1278,7 +1278,7 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 	}
 	if req.ToLine == 0 || to < req.ToLine {
 		if to < total {
-			r.Note = joinNote(r.Note, fmt.Sprintf("showing lines %d–%d of %d; continue with from_line %d", from, to, total, to+1))
+			addHint(&r, Hint{Kind: HintMoreLines, From: from, To: to, Total: total})
 		}
 	}
 	s.finish(&r, start)

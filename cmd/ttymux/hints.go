@@ -13,15 +13,18 @@ import (
 // The words of the hints session returns as facts (session.Hint): what
 // the model reads about what to do next is written here, not in session.
 
-// present turns the facts of r into what the model reads: its hint, worded,
-// goes into the note after what the send noted about itself and ahead of
-// the notes about the session (Hint.NoteAt), where session wrote it.
+// present turns the facts of r into what the model reads: each hint,
+// worded, goes into the note where session noted it (Hint.NoteAt), so the
+// note reads in the order things happened.
 func present(r session.Result) session.Result {
-	if w := hintNote(r.Hint); w != "" {
-		at := min(max(r.Hint.NoteAt, 0), len(r.Note))
-		r.Note = joinNote(joinNote(r.Note[:at], w), strings.TrimPrefix(r.Note[at:], "; "))
+	for i := len(r.Hints) - 1; i >= 0; i-- { // the last first: the earlier places stay put
+		h := r.Hints[i]
+		if w := hintNote(h); w != "" {
+			at := min(max(h.NoteAt, 0), len(r.Note))
+			r.Note = joinNote(joinNote(r.Note[:at], w), strings.TrimPrefix(r.Note[at:], "; "))
+		}
 	}
-	r.Hint = session.Hint{}
+	r.Hints = nil
 	return r
 }
 
@@ -34,6 +37,13 @@ func hintNote(h session.Hint) string {
 		return fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", h.Status.Describe())
 	case session.HintSentNoWait:
 		return "sent without waiting; use read {wait: true} for the output and the verdict"
+	case session.HintMoreHex:
+		if h.Unread {
+			return fmt.Sprintf("%d more bytes follow: read {mode: \"hex\"} again for the next %d", h.Total, h.From)
+		}
+		return fmt.Sprintf(`%d more bytes follow: read {"session_id":%q,"mode":"hex","from_offset":%d}`, h.Total, h.SessionID, h.To)
+	case session.HintMoreLines:
+		return fmt.Sprintf("showing lines %d–%d of %d; continue with from_line %d", h.From, h.To, h.Total, h.To+1)
 	case session.HintRunning:
 		return fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", h.Status.Describe())
 	}

@@ -36,6 +36,12 @@ func TestHintNotes(t *testing.T) {
 			`an earlier command is still running (running: sleep); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys ["ctrl+c"] to interrupt`},
 		{"no wait", session.Hint{Kind: session.HintSentNoWait},
 			"sent without waiting; use read {wait: true} for the output and the verdict"},
+		{"more hex", session.Hint{Kind: session.HintMoreHex, Total: 100, SessionID: "s1", To: 4096},
+			`100 more bytes follow: read {"session_id":"s1","mode":"hex","from_offset":4096}`},
+		{"more unread hex", session.Hint{Kind: session.HintMoreHex, Total: 100, From: 4096, Unread: true},
+			`100 more bytes follow: read {mode: "hex"} again for the next 4096`},
+		{"more lines", session.Hint{Kind: session.HintMoreLines, From: 1, To: 2000, Total: 5000},
+			"showing lines 1–2000 of 5000; continue with from_line 2001"},
 		{"none", session.Hint{}, ""},
 	} {
 		if got := hintNote(tt.hint); got != tt.want {
@@ -48,15 +54,24 @@ func TestHintNotes(t *testing.T) {
 // ahead of the session's notes (a hook that stopped reporting, a
 // recording) when session wrote it.
 func TestPresentPutsTheHintFirst(t *testing.T) {
-	r := present(session.Result{Note: "ttymux's shell hook stopped reporting", Hint: session.Hint{Kind: session.HintRunning, Status: verdict.Status{State: "running"}}})
+	r := present(session.Result{Note: "ttymux's shell hook stopped reporting", Hints: []session.Hint{{Kind: session.HintRunning, Status: verdict.Status{State: "running"}}}})
 	want := `not finished yet (running); read {wait: true} returns the rest when it finishes, or send keys ["ctrl+c"] to interrupt; ttymux's shell hook stopped reporting`
-	if r.Note != want || r.Hint.Kind != session.HintNone {
-		t.Fatalf("note %q hint %+v; want %q and the hint spent", r.Note, r.Hint, want)
+	if r.Note != want || r.Hints != nil {
+		t.Fatalf("note %q hints %+v; want %q and the hints spent", r.Note, r.Hints, want)
 	}
 	// What the send noted (a serial line ending, keystrokes for a
 	// full-screen program) went ahead of the hint.
-	r = present(session.Result{Note: "typed as keystrokes; recording stopped", Hint: session.Hint{Kind: session.HintSentNoWait, NoteAt: len("typed as keystrokes")}})
+	r = present(session.Result{Note: "typed as keystrokes; recording stopped", Hints: []session.Hint{{Kind: session.HintSentNoWait, NoteAt: len("typed as keystrokes")}}})
 	if want := "typed as keystrokes; sent without waiting; use read {wait: true} for the output and the verdict; recording stopped"; r.Note != want {
+		t.Fatalf("note %q; want %q", r.Note, want)
+	}
+	// Two hints, one in the middle and one at the end, each where it was
+	// noted.
+	r = present(session.Result{Note: "A; B", Hints: []session.Hint{
+		{Kind: session.HintSentNoWait, NoteAt: 1},
+		{Kind: session.HintMoreLines, From: 1, To: 2, Total: 3, NoteAt: 4},
+	}})
+	if want := "A; sent without waiting; use read {wait: true} for the output and the verdict; B; showing lines 1–2 of 3; continue with from_line 3"; r.Note != want {
 		t.Fatalf("note %q; want %q", r.Note, want)
 	}
 }
