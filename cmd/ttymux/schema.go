@@ -28,13 +28,13 @@ import (
 // holds every tool's input and output schema as tools/list sends them,
 // inferred from the parameter and result types (with the descriptions in
 // their jsonschema tags, and resultDocs for the core packages' types) and
-// made portable. The server never infers a
-// schema at start-up; TestToolSchemasUpToDate fails when the file is
-// stale, and `go generate ./cmd/ttymux` (or go test ./cmd/ttymux -run
-// TestToolSchemasUpToDate -update) rewrites it. Inference and go-sdk's
-// Resolve of the tools' schemas were three quarters of newServer's time
-// (BenchmarkNewServer), paid by every client at the start of every
-// session.
+// made portable. The server never infers a schema at start-up, and
+// resolves each on its tool's first call. TestToolSchemasUpToDate fails
+// when the file is stale; `go generate ./cmd/ttymux` (or go test
+// ./cmd/ttymux -run TestToolSchemasUpToDate -update) rewrites it.
+// Inference and go-sdk's Resolve of the tools' schemas were three quarters
+// of newServer's time (BenchmarkNewServer), paid by every client at the
+// start of every session.
 //
 //go:generate go test -run TestToolSchemasUpToDate -update
 
