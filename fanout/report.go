@@ -14,31 +14,31 @@ import (
 // field costs tokens. Hosts with the same exit code and the same reduced
 // output form one group; failures are grouped by kind.
 type Report struct {
-	FanoutID string `json:"fanout_id" jsonschema:"names this run in the resources ttymux://fanout/{fanout_id} (every host) and ttymux://fanout/{fanout_id}/{host} (one host's full output)"`
+	FanoutID string `json:"fanout_id"`
 	// Summary counts the outcomes: "30 hosts: 28 exit 0, 1 exit 3, 1 unreachable".
-	Summary string       `json:"summary" jsonschema:"outcomes counted, e.g. 30 hosts: 28 exit 0, 1 exit 3, 1 unreachable"`
-	Groups  []Group      `json:"groups,omitempty" jsonschema:"hosts whose command exited with the same code and printed the same (reduced) output, largest group first"`
-	Errors  []ErrorGroup `json:"errors,omitempty" jsonschema:"hosts where the command did not run to an exit code, by kind"`
-	Note    string       `json:"note,omitempty" jsonschema:"what the run had to do differently (connections not kept for lack of file descriptors)"`
+	Summary string       `json:"summary"`
+	Groups  []Group      `json:"groups,omitempty"`
+	Errors  []ErrorGroup `json:"errors,omitempty"`
+	Note    string       `json:"note,omitempty"`
 }
 
 // Group is hosts whose command exited the same way with the same output.
 type Group struct {
 	// Hosts in pdsh/ClusterShell notation: node[01-03,07],web1.
-	Hosts    string `json:"hosts" jsonschema:"the hosts, in pdsh notation: node[01-03,07],web1"`
-	Count    int    `json:"count" jsonschema:"how many hosts"`
-	ExitCode int    `json:"exit_code" jsonschema:"their exit code"`
-	Output   string `json:"output" jsonschema:"their output (stdout and stderr), rendered and reduced as send does"`
+	Hosts    string `json:"hosts"`
+	Count    int    `json:"count"`
+	ExitCode int    `json:"exit_code"`
+	Output   string `json:"output"`
 }
 
 // ErrorGroup is hosts that failed the same way. Error is the first host's
 // message when there are several.
 type ErrorGroup struct {
-	Hosts string `json:"hosts" jsonschema:"the hosts, in pdsh notation"`
-	Kind  string `json:"kind" jsonschema:"unreachable, auth, host_key_unknown, host_key_changed, timeout, killed, refused_by_policy or error"`
-	Error string `json:"error" jsonschema:"what happened and what to do"`
+	Hosts string `json:"hosts"`
+	Kind  string `json:"kind"`
+	Error string `json:"error"`
 	// Output is what a host that timed out or was killed printed first.
-	Output string `json:"output,omitempty" jsonschema:"what a host that timed out or was killed had printed"`
+	Output string `json:"output,omitempty"`
 }
 
 // groupLines bounds one group's output before it is folded (head and

@@ -211,13 +211,13 @@ func TestWaitsEndWhenTheTerminalWaitsForAHuman(t *testing.T) {
 			start := time.Now()
 			r := send(t, s, session.SendRequest{Text: tt.text, Timeout: 20 * time.Second})
 			el := time.Since(start)
-			if r.Complete || r.State != tt.state || r.Note == "" {
-				t.Fatalf("complete=%v state=%q note=%q output=%q after %s; want not complete, state %s, a note", r.Complete, r.State, r.Note, r.Output, el, tt.state)
+			if r.Complete || r.State != tt.state || len(r.Hints) == 0 || r.Hints[0].Kind != session.HintWaiting || r.Hints[0].Status.State != tt.state {
+				t.Fatalf("complete=%v state=%q hints=%+v output=%q after %s; want not complete, state %s, a hint that it waits", r.Complete, r.State, r.Hints, r.Output, el, tt.state)
 			}
 			if el > 5*time.Second {
 				t.Fatalf("returned after %s; a terminal waiting for a human ends the wait in well under 2 s", el)
 			}
-			t.Logf("%s: %s after %s: %s", tt.name, r.State, el.Round(time.Millisecond), r.Note)
+			t.Logf("%s: %s after %s: %+v", tt.name, r.State, el.Round(time.Millisecond), r.Hints)
 			if tt.answer != "" {
 				r = send(t, s, session.SendRequest{Text: tt.answer, Secret: tt.state == "password_prompt"})
 			} else {

@@ -158,9 +158,9 @@ func (s *Session) readHex(ctx context.Context, req ReadRequest, stamps string, s
 	}
 	switch {
 	case more > 0 && unread:
-		r.Note = joinNote(r.Note, fmt.Sprintf("%d more bytes follow: read {mode: \"hex\"} again for the next %d", more, maxHexBytes))
+		addHint(&r, Hint{Kind: HintMoreHex, Total: int64(more), From: maxHexBytes, Unread: true})
 	case more > 0:
-		r.Note = joinNote(r.Note, fmt.Sprintf(`%d more bytes follow: read {"session_id":%q,"mode":"hex","from_offset":%d}`, more, s.id, to))
+		addHint(&r, Hint{Kind: HintMoreHex, Total: int64(more), SessionID: s.id, To: to})
 	case len(b) == 0:
 		r.Note = joinNote(r.Note, "no bytes in that range")
 	}

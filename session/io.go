@@ -64,28 +64,32 @@ type SendRequest struct {
 }
 
 // Result is what Send and Read return. Field names are part of the MCP
-// contract (DESIGN.md).
+// contract (DESIGN.md); what the model reads about each is written in
+// cmd/ttymux (resultDocs), not here.
 type Result struct {
-	SessionID    string     `json:"session_id,omitempty" jsonschema:"the session (with detail)"`
-	Earlier      *Earlier   `json:"earlier,omitempty" jsonschema:"output not returned before that belongs to what ran before this command: a command still running when this text was typed ahead (its remaining output and exit code), a background job, a send without wait; output, exit_code and via below are this command's own"`
-	Output       string     `json:"output" jsonschema:"the output, rendered through the terminal emulator and reduced (or raw bytes with raw)"`
-	OutputBase64 string     `json:"output_base64,omitempty" jsonschema:"with raw, the exact bytes when they are not valid UTF-8"`
-	Complete     bool       `json:"complete" jsonschema:"the command finished (or until matched); false means it is still running"`
-	Via          string     `json:"via,omitempty" jsonschema:"what decided: exited, until, exit-code, mark, prompt, shell, or timeout"`
-	ExitCode     *int       `json:"exit_code,omitempty" jsonschema:"the exit status, when known"`
-	State        string     `json:"state,omitempty" jsonschema:"what the terminal is doing: prompt, running, password_prompt, confirm_prompt, input_prompt, pager, repl, alt_screen, exited; left out when the command is complete and the terminal is back at its prompt"`
-	Foreground   string     `json:"foreground,omitempty" jsonschema:"the program in the foreground, when it is not the shell"`
-	Mode         string     `json:"mode,omitempty" jsonschema:"how output was produced: new, screen, diff, range, raw"`
-	Match        string     `json:"match,omitempty" jsonschema:"the text until matched"`
-	Offset       int64      `json:"offset,omitempty" jsonschema:"byte offset in the session log where the output starts (with detail, or when the output was folded, cut or has a gap)"`
-	NextOffset   int64      `json:"next_offset,omitempty" jsonschema:"byte offset just past the output (as offset)"`
-	FirstLine    int64      `json:"first_line,omitempty" jsonschema:"session line number of the first output line"`
-	LastLine     int64      `json:"last_line,omitempty" jsonschema:"session line number of the last output line"`
-	Gap          int64      `json:"gap,omitempty" jsonschema:"bytes of output lost because they left the log before being read"`
-	Reduction    *Reduction `json:"reduction,omitempty" jsonschema:"what output reduction did, when it changed anything"`
-	Cursor       *Cursor    `json:"cursor,omitempty" jsonschema:"cursor position on the screen (1-based), for screen and diff modes"`
-	ElapsedMS    int64      `json:"elapsed_ms,omitempty" jsonschema:"time spent in this call, in milliseconds (with detail)"`
-	Note         string     `json:"note,omitempty" jsonschema:"advice on what to do next, when there is any"`
+	SessionID    string     `json:"session_id,omitempty"`
+	Earlier      *Earlier   `json:"earlier,omitempty"`
+	Output       string     `json:"output"`
+	OutputBase64 string     `json:"output_base64,omitempty"`
+	Complete     bool       `json:"complete"`
+	Via          string     `json:"via,omitempty"`
+	ExitCode     *int       `json:"exit_code,omitempty"`
+	State        string     `json:"state,omitempty"`
+	Foreground   string     `json:"foreground,omitempty"`
+	Mode         string     `json:"mode,omitempty"`
+	Match        string     `json:"match,omitempty"`
+	Offset       int64      `json:"offset,omitempty"`
+	NextOffset   int64      `json:"next_offset,omitempty"`
+	FirstLine    int64      `json:"first_line,omitempty"`
+	LastLine     int64      `json:"last_line,omitempty"`
+	Gap          int64      `json:"gap,omitempty"`
+	Reduction    *Reduction `json:"reduction,omitempty"`
+	Cursor       *Cursor    `json:"cursor,omitempty"`
+	ElapsedMS    int64      `json:"elapsed_ms,omitempty"`
+	Note         string     `json:"note,omitempty"`
+	// Hints say what the model should do next, as facts; cmd/ttymux
+	// words them into Note.
+	Hints []Hint `json:"-"`
 }
 
 // Earlier is output that arrived before a command's own and was never
@@ -93,30 +97,30 @@ type Result struct {
 // ahead (with its exit code once it ended), a background job's lines, the
 // output of a send without wait. Nothing unread is dropped silently.
 type Earlier struct {
-	Output   string `json:"output" jsonschema:"that output, rendered and reduced like output"`
-	ExitCode *int   `json:"exit_code,omitempty" jsonschema:"the earlier command's exit status, when it ended"`
-	Via      string `json:"via,omitempty" jsonschema:"what decided the earlier command ended"`
-	Gap      int64  `json:"gap,omitempty" jsonschema:"bytes of it that left the log before they could be returned"`
+	Output   string `json:"output"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Via      string `json:"via,omitempty"`
+	Gap      int64  `json:"gap,omitempty"`
 }
 
 // Reduction says what output reduction did.
 type Reduction struct {
-	RawBytes  int      `json:"raw_bytes" jsonschema:"bytes before reduction"`
-	RawLines  int      `json:"raw_lines" jsonschema:"lines before reduction"`
-	Lines     int      `json:"lines" jsonschema:"lines returned"`
-	Bytes     int      `json:"bytes" jsonschema:"bytes returned"`
-	Elided    int64    `json:"elided_lines,omitempty" jsonschema:"lines folded away (readable with mode range)"`
-	Collapsed int64    `json:"collapsed_lines,omitempty" jsonschema:"repeated lines collapsed"`
-	Cut       int      `json:"cut_lines,omitempty" jsonschema:"long lines cut"`
-	Notes     []string `json:"notes,omitempty" jsonschema:"what was done"`
-	Reducer   string   `json:"reducer,omitempty" jsonschema:"the per-command reducer applied (git log, go test, apt, build …); none for other commands"`
-	Dropped   int64    `json:"dropped_lines,omitempty" jsonschema:"lines the per-command reducer hid as noise (included in elided_lines; readable with mode range)"`
+	RawBytes  int      `json:"raw_bytes"`
+	RawLines  int      `json:"raw_lines"`
+	Lines     int      `json:"lines"`
+	Bytes     int      `json:"bytes"`
+	Elided    int64    `json:"elided_lines,omitempty"`
+	Collapsed int64    `json:"collapsed_lines,omitempty"`
+	Cut       int      `json:"cut_lines,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+	Reducer   string   `json:"reducer,omitempty"`
+	Dropped   int64    `json:"dropped_lines,omitempty"`
 }
 
 // Cursor is the cursor position on the rendered screen, 1-based.
 type Cursor struct {
-	Row int `json:"row" jsonschema:"row, 1-based"`
-	Col int `json:"col" jsonschema:"column, 1-based"`
+	Row int `json:"row"`
+	Col int `json:"col"`
 }
 
 // Send types text and keys into the session and, when asked, waits for the
@@ -499,7 +503,7 @@ func (s *Session) resultNow(c *command, sendOff int64, start time.Time, req Send
 		s.readOff = max(s.readOff, sendOff)
 		s.mu.Unlock()
 	}
-	r.Note = joinNote(strings.Join(notes, "; "), r.Note)
+	prependNote(&r, strings.Join(notes, "; "))
 	return r
 }
 
@@ -525,7 +529,7 @@ func (s *Session) waitResult(ctx context.Context, c *command, start time.Time, r
 	}
 	r := s.result(c, v, start, req.Raw, true)
 	if len(opts.notes) > 0 {
-		r.Note = joinNote(strings.Join(opts.notes, "; "), r.Note)
+		prependNote(&r, strings.Join(opts.notes, "; "))
 	}
 	return r, nil
 }
@@ -595,7 +599,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 		s.persist()
 	} else {
 		r.Offset, r.NextOffset = c.SendOff, c.SendOff
-		r.Note = "sent without waiting; use read {wait: true} for the output and the verdict"
+		setHint(&r, Hint{Kind: HintSentNoWait})
 	}
 	st := s.classify()
 	r.State, r.Foreground = st.State, st.Foreground
@@ -604,11 +608,11 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 	switch {
 	case !v.Complete && waited && v.Waiting.State != "":
 		r.State = v.Waiting.State
-		r.Note = v.Waiting.WaitNote()
+		setHint(&r, Hint{Kind: HintWaiting, Status: v.Waiting})
 	case !v.Complete && waited && c.DueD > 1 && !v.Earlier && s.Info().Integrated:
-		r.Note = fmt.Sprintf("an earlier command is still running (%s); this text was typed ahead and the shell runs it when that one ends: read {wait: true} returns the rest, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
+		setHint(&r, Hint{Kind: HintTypedAhead, Status: st})
 	case !v.Complete && waited:
-		r.Note = fmt.Sprintf("not finished yet (%s); read {wait: true} returns the rest when it finishes, or send keys [\"ctrl+c\"] to interrupt", st.Describe())
+		setHint(&r, Hint{Kind: HintRunning, Status: st})
 	}
 	if n := s.takeHookNote(); n != "" {
 		r.Note = joinNote(r.Note, n)
@@ -1147,7 +1151,7 @@ func (s *Session) readRange(req ReadRequest, start time.Time) (Result, error) {
 	}
 	if req.ToLine == 0 || to < req.ToLine {
 		if to < total {
-			r.Note = joinNote(r.Note, fmt.Sprintf("showing lines %d–%d of %d; continue with from_line %d", from, to, total, to+1))
+			addHint(&r, Hint{Kind: HintMoreLines, From: from, To: to, Total: total})
 		}
 	}
 	s.finish(&r, start)

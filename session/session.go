@@ -18,28 +18,30 @@ import (
 )
 
 // Info is a snapshot of a session's identity and state, as list shows it.
+// What the model reads about each field is written in cmd/ttymux
+// (resultDocs).
 type Info struct {
-	ID         string `json:"session_id" jsonschema:"session id for send/read/close"`
-	Name       string `json:"name,omitempty" jsonschema:"optional name"`
-	Transport  string `json:"transport" jsonschema:"local, ssh, serial or agent"`
-	Command    string `json:"command" jsonschema:"what runs in the session"`
-	State      string `json:"state" jsonschema:"prompt, running, password_prompt, confirm_prompt, pager, repl, alt_screen or exited"`
-	Foreground string `json:"foreground,omitempty" jsonschema:"the program in the foreground, when not the shell"`
-	IdleMS     int64  `json:"idle_ms" jsonschema:"milliseconds since the last output"`
-	Created    string `json:"created" jsonschema:"when the session started (RFC 3339)"`
-	Rows       int    `json:"rows" jsonschema:"terminal rows"`
-	Cols       int    `json:"cols" jsonschema:"terminal columns"`
-	Bytes      int64  `json:"bytes" jsonschema:"bytes of output so far"`
-	Lines      int64  `json:"lines" jsonschema:"lines of output so far"`
-	ExitCode   *int   `json:"exit_code,omitempty" jsonschema:"exit status once the program ended"`
-	Persistent bool   `json:"persistent" jsonschema:"kept by the agent: survives the server and can be attached by a human (ttymux attach ID)"`
-	Integrated bool   `json:"integrated" jsonschema:"ttymux shell integration is active (exact exit codes)"`
-	Recording  string `json:"recording,omitempty" jsonschema:"the asciicast v2 file the session is recorded to (play it with asciinema play)"`
+	ID         string `json:"session_id"`
+	Name       string `json:"name,omitempty"`
+	Transport  string `json:"transport"`
+	Command    string `json:"command"`
+	State      string `json:"state"`
+	Foreground string `json:"foreground,omitempty"`
+	IdleMS     int64  `json:"idle_ms"`
+	Created    string `json:"created"`
+	Rows       int    `json:"rows"`
+	Cols       int    `json:"cols"`
+	Bytes      int64  `json:"bytes"`
+	Lines      int64  `json:"lines"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	Persistent bool   `json:"persistent"`
+	Integrated bool   `json:"integrated"`
+	Recording  string `json:"recording,omitempty"`
 	// RecordingNote says why a recording stopped (a full disk, say).
-	RecordingNote string `json:"recording_note,omitempty" jsonschema:"why the recording stopped, when it did; the session itself goes on"`
+	RecordingNote string `json:"recording_note,omitempty"`
 	// Kernel names what holds a read-only session besides the command
 	// checks: "landlock" (Session.Confined), else absent.
-	Kernel string `json:"kernel,omitempty" jsonschema:"landlock: the kernel also keeps this read-only session from writing files outside its terminal and signalling other processes"`
+	Kernel string `json:"kernel,omitempty"`
 }
 
 // kernelWord is Info.Kernel for a program confined under Landlock ABI abi.

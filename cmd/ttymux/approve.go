@@ -535,7 +535,7 @@ func (h *handlers) sendWithApproval(ctx context.Context, req *mcp.CallToolReques
 		return nil, session.Result{}, err
 	}
 	r.Note = joinNote(callFrom(ctx).note, r.Note)
-	return textResult(summary(r)), forModel(r, in.Detail), nil
+	return toolResult(r, in.Detail)
 }
 
 // openWithApproval opens through the manager; a held command line (the

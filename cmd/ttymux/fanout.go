@@ -70,23 +70,22 @@ func newFanoutTool(o *sshconn.Opener, idle time.Duration, groupsFile string, log
 // Close releases the connections the tool holds.
 func (ft *fanoutTool) Close() error { return ft.runner.Close() }
 
-func fanoutToolDef() toolDef {
-	in, err := jsonschema.For[FanoutIn](nil)
-	if err != nil {
-		panic(err)
-	}
-	// A list typed ["null","array"] cannot be filled by every client (the
-	// MCP Inspector CLI); hosts is required anyway.
+// fanoutSchema adjusts fanout's input schema. A list typed
+// ["null","array"] cannot be filled by every client (the MCP Inspector
+// CLI); hosts is required anyway.
+func fanoutSchema(in *jsonschema.Schema) {
 	if h := in.Properties["hosts"]; h != nil {
 		h.Type, h.Types, h.MinItems = "array", nil, ptr(1)
 	}
+}
+
+func fanoutToolDef() toolDef {
 	return toolDef{&mcp.Tool{
 		Name: "fanout",
 		Description: "Run one command on many SSH hosts at once (exec channels on the pooled connections, no terminal; each host's login shell runs it) and get one answer: a summary line, " +
 			"hosts grouped by identical exit code and output (hosts in pdsh notation, node[01-28]), and failures by kind (unreachable, auth, host_key_unknown, host_key_changed, timeout, killed, refused_by_policy). " +
 			"Each host's full output is the resource ttymux://fanout/{fanout_id}/{host}. For an interactive shell on one host use open_ssh.",
 		Annotations: &mcp.ToolAnnotations{Title: "Run a command on many hosts", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-		InputSchema: in,
 	}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.fanout) }}
 }
 

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/forward"
@@ -78,10 +77,6 @@ func (l sshLink) Dial(n, a string) (net.Conn, error)       { return l.Client().D
 func (l sshLink) Listen(n, a string) (net.Listener, error) { return l.Client().Listen(n, a) }
 
 func forwardToolDef() toolDef {
-	in, err := jsonschema.For[ForwardIn](nil)
-	if err != nil {
-		panic(err)
-	}
 	return toolDef{&mcp.Tool{
 		Name: "forward",
 		Description: "Forward a TCP port over a host's pooled SSH connection (through its ProxyJump chain): " +
@@ -90,8 +85,7 @@ func forwardToolDef() toolDef {
 			"{host, socks: true} is a SOCKS5 proxy here whose connections leave from the host, like ssh -D. " +
 			"The result's local is the address to use. A forward survives a reconnect of the connection, is listed by list, and ends with close {forward_id} or with its session.",
 		Annotations: &mcp.ToolAnnotations{Title: "Forward a port over SSH", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-		InputSchema: in,
-	}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { mcp.AddTool(s, t, h.forward) }}
+	}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.forward) }}
 }
 
 // spec checks the parameters and returns what to forward.

@@ -17,7 +17,7 @@ import (
 	"github.com/ttymux/ttymux/transport/local"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/tools.md")
+var update = flag.Bool("update", false, "rewrite docs/tools.md and toolschemas_gen.go")
 
 // newTestManager returns a Manager with a deterministic bash.
 func newTestManager(t testing.TB) *session.Manager {

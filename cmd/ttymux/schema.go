@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,27 +24,73 @@ import (
 // still nil, the handler applies the default its description states),
 // and a JSON null is refused like any other wrong type.
 
-// addTool is mcp.AddTool with the input and output schemas made portable.
-// An output field that may be absent is optional (omitempty) rather than
-// nullable; a slice or map field that is always sent is sent as [] or {},
-// never null (noNulls), so the output schema can say array or object.
+// Tool schemas are built once, at development time: toolschemas_gen.go
+// holds every tool's input and output schema as tools/list sends them,
+// inferred from the parameter and result types (with the descriptions in
+// their jsonschema tags, and resultDocs for the core packages' types) and
+// made portable. The server never infers a schema at start-up, and
+// resolves each on its tool's first call. TestToolSchemasUpToDate fails
+// when the file is stale; `go generate ./cmd/ttymux` (or go test
+// ./cmd/ttymux -run TestToolSchemasUpToDate -update) rewrites it.
+// Inference and go-sdk's Resolve of the tools' schemas were three quarters
+// of newServer's time (BenchmarkNewServer), paid by every client at the
+// start of every session.
+//
+//go:generate go test -run TestToolSchemasUpToDate -update
+
+// toolSchemas are one tool's schemas, as JSON.
+type toolSchemas struct {
+	Input, Output string
+}
+
+// inputAdjust are the changes a tool's input schema needs beyond inference
+// and portable, by tool name.
+var inputAdjust = map[string]func(*jsonschema.Schema){
+	"send":   sendSchema,
+	"read":   readSchema,
+	"fanout": fanoutSchema,
+}
+
+// addTool is mcp.AddTool with the input and output schemas made portable
+// and taken from toolschemas_gen.go. An output field that may be absent is
+// optional (omitempty) rather than nullable; a slice or map field that is
+// always sent is sent as [] or {}, never null (noNulls), so the output
+// schema can say array or object. Out must not be a pointer type.
+//
+// With a nil s, addTool registers nothing: it sets t's schemas to those
+// inferred from In and Out, which is how toolschemas_gen.go is made
+// (schemagen_test.go).
 func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
-	if t.InputSchema == nil {
-		t.InputSchema = schemaFor[In](t.Name)
+	if s == nil {
+		t.InputSchema, t.OutputSchema = inferSchemas[In, Out](t.Name)
+		return
 	}
-	if t.OutputSchema == nil {
-		t.OutputSchema = schemaFor[Out](t.Name)
+	sc, ok := toolSchemaTable[t.Name]
+	if !ok {
+		// A tool added since toolschemas_gen.go was made:
+		// TestToolSchemasUpToDate says so; until then it costs its
+		// inference.
+		in, out := inferSchemas[In, Out](t.Name)
+		sc.Input, sc.Output = string(mustJSON(in)), string(mustJSON(out))
 	}
-	for _, sc := range []any{t.InputSchema, t.OutputSchema} {
-		if sc, ok := sc.(*jsonschema.Schema); ok {
-			portable(sc)
-		}
+	in, out := json.RawMessage(sc.Input), json.RawMessage(sc.Output)
+	tt := *t
+	tt.InputSchema, tt.OutputSchema = in, out
+	s.AddTool(&tt, typedHandler(h, resolver(t.Name, in), resolver(t.Name, out)))
+}
+
+// inferSchemas are the schemas of a tool whose parameters are In and whose
+// result is Out, as tools/list sends them.
+func inferSchemas[In, Out any](tool string) (in, out *jsonschema.Schema) {
+	in, out = schemaFor[In](tool), schemaFor[Out](tool)
+	describe(in, reflect.TypeFor[In]())
+	describe(out, reflect.TypeFor[Out]())
+	if adj := inputAdjust[tool]; adj != nil {
+		adj(in)
 	}
-	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		res, out, err := h(ctx, req, in)
-		noNulls(reflect.ValueOf(&out).Elem())
-		return res, out, err
-	})
+	portable(in)
+	portable(out)
+	return in, out
 }
 
 func schemaFor[T any](tool string) *jsonschema.Schema {
@@ -51,6 +99,144 @@ func schemaFor[T any](tool string) *jsonschema.Schema {
 		panic(fmt.Sprintf("tool %s: schema of %T: %v", tool, *new(T), err)) // a programming error, caught by every test
 	}
 	return sc
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a schema always marshals
+	}
+	return b
+}
+
+// resolver resolves a schema the first time a call needs it, not at
+// start-up: a session that never calls a tool never pays for its schema.
+func resolver(tool string, raw json.RawMessage) func() (*jsonschema.Resolved, error) {
+	return sync.OnceValues(func() (*jsonschema.Resolved, error) {
+		if len(raw) == 0 {
+			return nil, nil
+		}
+		var sc jsonschema.Schema
+		if err := json.Unmarshal(raw, &sc); err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", tool, err)
+		}
+		r, err := sc.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: schema: %w", tool, err)
+		}
+		return r, nil
+	})
+}
+
+// typedHandler is what mcp.AddTool makes of a typed handler (go-sdk
+// v1.8.0, mcp/server.go toolForErr), with the schemas resolved on first
+// use: the arguments are checked against the input schema and decoded into
+// In, and the result is sent as structured content checked against the
+// output schema, and as text when the handler gave none.
+// TestTypedHandlerMatchesAddTool holds the two to the same answers.
+func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchema func() (*jsonschema.Resolved, error)) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		inRes, err := inSchema()
+		if err != nil {
+			return nil, err
+		}
+		input, err := applySchema(req.Params.Arguments, inRes, false)
+		if err != nil {
+			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
+		}
+		var in In
+		if input != nil {
+			if err := json.Unmarshal(input, &in); err != nil {
+				return errorResult(err), nil
+			}
+		}
+		res, out, err := h(ctx, req, in)
+		if err != nil {
+			if wire, ok := err.(*jsonrpc.Error); ok {
+				return nil, wire // a protocol error, as go-sdk passes it on
+			}
+			return errorResult(err), nil
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		if res.InputRequests != nil {
+			return res, nil // a round trip: no content with it
+		}
+		noNulls(reflect.ValueOf(&out).Elem())
+		outRes, err := outSchema()
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("marshaling output: %w", err)
+		}
+		outJSON, err := applySchema(b, outRes, true)
+		if err != nil {
+			return nil, fmt.Errorf("validating tool output: %w", err)
+		}
+		res.StructuredContent = outJSON
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(outJSON)}}
+		} else if !bytes.HasPrefix(bytes.TrimSpace(outJSON), []byte("{")) {
+			res.Content = append(res.Content, &mcp.TextContent{Text: string(outJSON)})
+		}
+		return res, nil
+	}
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	var r mcp.CallToolResult
+	r.SetError(err)
+	return &r
+}
+
+// applySchema checks data against resolved after applying its defaults,
+// and returns data with the defaults (go-sdk v1.8.0, mcp/tool.go). Tool
+// input is an object; output may be any value.
+func applySchema(data json.RawMessage, resolved *jsonschema.Resolved, forOutput bool) (json.RawMessage, error) {
+	if resolved == nil {
+		return data, nil
+	}
+	var v any
+	if !forOutput {
+		m := map[string]any{}
+		if len(data) > 0 {
+			if err := json.Unmarshal(data, &m); err != nil {
+				return nil, fmt.Errorf("unmarshaling arguments: %w", err)
+			}
+		}
+		v = m
+	} else if len(data) > 0 {
+		if err := json.Unmarshal(data, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling output: %w", err)
+		}
+	}
+	defaults := false
+	if _, ok := v.(map[string]any); ok {
+		if err := resolved.ApplyDefaults(&v); err != nil {
+			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+		}
+		defaults = true
+	} else if forOutput && v == nil && resolved.Schema().Type == "object" {
+		v = map[string]any{}
+		if err := resolved.ApplyDefaults(&v); err != nil {
+			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+		}
+		defaults = true
+	}
+	if err := resolved.Validate(&v); err != nil {
+		return nil, err
+	}
+	if !defaults {
+		return data, nil
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshalling with defaults: %v", err)
+	}
+	return out, nil
 }
 
 // noNulls sets every nil slice or map that JSON would send as null (a

@@ -252,16 +252,18 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 		if err != nil {
 			return nil, session.Result{}, err
 		}
+		r = present(r) // worded before this note goes ahead of it, as it did
 		r.Note = joinNote(o.note, r.Note)
-		return textResult(summary(r)), forModel(r, in.Detail), nil
+		return toolResult(r, in.Detail)
 	}
 	rest := max(timeout-h.hu.now().Sub(start), time.Second)
 	r, err := s.Read(ctx, session.ReadRequest{Mode: "new", Wait: true, Timeout: rest, Progress: progressFunc(ctx, req)})
 	if err != nil {
 		return nil, session.Result{}, err
 	}
+	r = present(r) // worded before this note goes ahead of it, as it did
 	r.Note = joinNote("the human's secret was typed, followed by Enter", r.Note)
-	return textResult(summary(r)), forModel(r, in.Detail), nil
+	return toolResult(r, in.Detail)
 }
 
 // needsPassword reports whether an SSH login failed for want of a password

@@ -40,34 +40,24 @@ func (t *Stamps) UnmarshalJSON(b []byte) error {
 
 // readSchema is read's input schema: timestamps takes a boolean or a
 // string.
-func readSchema() *jsonschema.Schema {
-	in, err := jsonschema.For[ReadIn](nil)
-	if err != nil {
-		panic(err)
-	}
+func readSchema(in *jsonschema.Schema) {
 	if p := in.Properties["timestamps"]; p != nil {
 		// One type for every client (schema.go); readStamps still takes
 		// the booleans earlier versions documented.
 		p.Type, p.Types = "string", nil
 	}
-	return in
 }
 
 // sendSchema is send's input schema. The per-send delays are optional
 // integers: a ["null","integer"] union cannot be filled by every client
 // (the MCP Inspector CLI), and null means nothing a missing value does
 // not.
-func sendSchema() *jsonschema.Schema {
-	in, err := jsonschema.For[SendIn](nil)
-	if err != nil {
-		panic(err)
-	}
+func sendSchema(in *jsonschema.Schema) {
 	for _, k := range []string{"char_delay_ms", "line_delay_ms"} {
 		if p := in.Properties[k]; p != nil {
 			p.Type, p.Types = "integer", nil
 		}
 	}
-	return in
 }
 
 // pacing checks delays given in milliseconds.

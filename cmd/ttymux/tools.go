@@ -216,13 +216,11 @@ func toolDefs() []toolDef {
 			Name:        "send",
 			Description: "Type text and/or keys into a session and, by default, wait until the command finishes. Returns output (rendered, reduced), complete, via (which signal decided: exited, until, exit-code, mark, prompt, shell, timeout), exit_code and state.",
 			Annotations: &mcp.ToolAnnotations{Title: "Type into a terminal", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-			InputSchema: sendSchema(),
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.send) }},
 		{&mcp.Tool{
 			Name:        "read",
 			Description: "Read a session's output without typing: new output since the last read (optionally waiting for the running command), the rendered screen, a diff of the screen, an exact range of session lines, or a hex dump of the bytes; timestamps give each line's arrival time.",
 			Annotations: &mcp.ToolAnnotations{Title: "Read terminal output", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-			InputSchema: readSchema(),
 		}, func(s *mcp.Server, t *mcp.Tool, h *handlers) { addTool(s, t, h.read) }},
 		{&mcp.Tool{
 			Name:        "resize",
@@ -361,6 +359,7 @@ func (h *handlers) openLocal(ctx context.Context, req *mcp.CallToolRequest, in O
 	}
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	r = present(r)
 	out.Output = r.Output
 	if !out.Integrated && out.State != "exited" && shellLike(out.Command) && s.HookProblem() == "" {
 		// A broken hook is in the open note already, with its cause.
@@ -470,7 +469,7 @@ func (h *handlers) read(ctx context.Context, req *mcp.CallToolRequest, in ReadIn
 	if err != nil {
 		return nil, session.Result{}, err
 	}
-	return textResult(summary(r)), forModel(r, in.Detail), nil
+	return toolResult(r, in.Detail)
 }
 
 // forModel keeps what the model acts on (DESIGN.md, "The MCP tools"): a
@@ -651,6 +650,7 @@ func (h *handlers) attach(ctx context.Context, _ *mcp.CallToolRequest, in Attach
 	if err != nil {
 		return nil, OpenOut{}, err
 	}
+	r = present(r)
 	out := OpenOut{Info: s.Info(), Output: r.Output, Note: joinNote(s.OpenNote(), r.Note)}
 	text := fmt.Sprintf("attached %s (%s), state %s", out.ID, out.Command, out.State)
 	if out.Output != "" {
@@ -706,6 +706,7 @@ func (h *handlers) openSSH(ctx context.Context, req *mcp.CallToolRequest, in Ope
 	}
 	out := OpenOut{Info: s.Info(), Note: s.OpenNote()}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	r = present(r)
 	out.Output = r.Output
 	if !out.Integrated && in.Command == "" && s.HookProblem() == "" {
 		// A broken hook is in the open note already, with its cause.
@@ -750,6 +751,7 @@ func (h *handlers) openSerial(ctx context.Context, _ *mcp.CallToolRequest, in Op
 	}
 	out := OpenOut{Info: s.Info(), Note: joinNote(s.OpenNote(), lineNote)}
 	r, _ := s.Read(ctx, session.ReadRequest{Mode: "new"})
+	r = present(r)
 	out.Output = r.Output
 	out.Note = joinNote(out.Note, r.Note) // a wrong baud rate shows at once
 	text := fmt.Sprintf("opened %s (%s), state %s", out.ID, out.Command, out.State) + recordingText(out.Info)

@@ -78,9 +78,6 @@ func TestUnsubmittedLineIsAHumanWait(t *testing.T) {
 	if st.State != "prompt" || !st.Unsubmitted || st.Line != "echo E1" {
 		t.Fatalf("typed without Enter: %+v, want prompt holding echo E1", st)
 	}
-	if n := st.WaitNote(); !strings.Contains(n, `typed, not run`) || !strings.Contains(n, `"echo E1"`) || !strings.Contains(n, `["enter"]`) {
-		t.Fatalf("note %q", n)
-	}
 	if v, _ := f.t.Evaluate(c); v.Complete {
 		t.Fatalf("complete though nothing ran: %+v", v)
 	}
@@ -90,8 +87,8 @@ func TestUnsubmittedLineIsAHumanWait(t *testing.T) {
 	f.out(strings.Repeat("\b", 7) + "\x1b[K")
 	f.wait(humanQuiet)
 	st, _ = f.t.HumanWait(c)
-	if st.State != "prompt" || !st.Unsubmitted || st.Line != "" || !strings.Contains(st.WaitNote(), "empty line") {
-		t.Fatalf("after ctrl+u: %+v, note %q", st, st.WaitNote())
+	if st.State != "prompt" || !st.Unsubmitted || st.Line != "" {
+		t.Fatalf("after ctrl+u: %+v, want prompt with an empty line", st)
 	}
 
 	// A line sent with Enter is the hook's to decide.

@@ -153,38 +153,6 @@ func (t *Terminal) Classify() Status {
 	return st
 }
 
-// WaitNote says what a terminal that waits for a human wants sent, or ""
-// when st is not such a state.
-func (st Status) WaitNote() string {
-	switch st.State {
-	case "password_prompt":
-		return fmt.Sprintf("waiting for a password (%q): send it with secret: true", st.LastLine)
-	case "confirm_prompt":
-		return fmt.Sprintf("waiting for an answer to %q: send it as text, e.g. yes or no (y or n)", st.LastLine)
-	case "pager":
-		return `a pager waits: send {"text": "q", "enter": false} to quit, keys ["space"] for the next page, or text "/word" to search`
-	case "alt_screen":
-		fg := st.Foreground
-		if fg == "" {
-			fg = "a full-screen program"
-		}
-		return fmt.Sprintf(`%s waits for keys; output is its screen: text is typed as keystrokes (e.g. {"text": ":wq"} in vim), keys press ["esc"] or ["ctrl+c"]`, fg)
-	case "input_prompt":
-		return fmt.Sprintf("waiting for a line of input after %q: send it as text (secret: true for anything sensitive)", st.LastLine)
-	case "prompt":
-		if st.Unsubmitted {
-			if st.Line == "" {
-				return fmt.Sprintf(`the shell's prompt (%q) waits with an empty line: send the next command`, st.LastLine)
-			}
-			return fmt.Sprintf(`typed, not run: the shell's line holds %q; send {"keys": ["enter"]} runs it, {"keys": ["ctrl+u"]} clears it`, st.Line)
-		}
-		fallthrough
-	case "repl":
-		return fmt.Sprintf("a prompt (%q) waits for the next line: send it; until with a pattern for this prompt makes the next wait exact", st.LastLine)
-	}
-	return ""
-}
-
 // WaitsForInput reports whether the terminal's state says a program waits
 // for input, so that text sent now is its input rather than a command line
 // typed ahead for the shell. inCommand: the hook saw a command start and

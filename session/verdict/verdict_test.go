@@ -403,8 +403,8 @@ func TestHumanWait(t *testing.T) {
 		t.Fatalf("ended before the quiet: %+v %v", st, left)
 	}
 	f.wait(humanQuiet)
-	if st, _ := f.t.HumanWait(c); st.State != "password_prompt" || st.WaitNote() == "" {
-		t.Fatalf("state %+v; want password_prompt with a note", st)
+	if st, _ := f.t.HumanWait(c); st.State != "password_prompt" || st.LastLine == "" {
+		t.Fatalf("state %+v; want password_prompt with its prompt line", st)
 	}
 	// The password, submitted: the prompt on the terminal is the one it
 	// answered until the program shows something (sudo checks it for a

@@ -6,19 +6,19 @@ import "sort"
 // are what the serial_ports tool returns.
 type PortInfo struct {
 	// Name is the device path to open, such as /dev/ttyUSB0.
-	Name string `json:"name" jsonschema:"device path to pass to open_serial"`
+	Name string `json:"name"`
 	// ByID is the port's /dev/serial/by-id link, when udev made one: a
 	// path that stays the same when a USB device comes back under another
 	// number. Best for reconnecting.
-	ByID string `json:"by_id,omitempty" jsonschema:"stable /dev/serial/by-id path: survives unplugging, best for reconnect"`
+	ByID string `json:"by_id,omitempty"`
 	// USB details, empty for a built-in UART. VID and PID are upper-case
 	// hex.
-	VID          string `json:"vid,omitempty" jsonschema:"USB vendor id (hex)"`
-	PID          string `json:"pid,omitempty" jsonschema:"USB product id (hex)"`
+	VID          string `json:"vid,omitempty"`
+	PID          string `json:"pid,omitempty"`
 	SerialNumber string `json:"serial_number,omitempty"`
 	Product      string `json:"product,omitempty"`
 	Manufacturer string `json:"manufacturer,omitempty"`
-	IsUSB        bool   `json:"is_usb" jsonschema:"a USB adapter or board (false: a built-in UART)"`
+	IsUSB        bool   `json:"is_usb"`
 }
 
 // Ports lists the serial ports of this machine, sorted by name. No ports is
