@@ -194,6 +194,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	}
 	s.followInterrupt(ctx, ty, look) // interrupt.go
 	s.trackPending(req, ty.lineDone)
+	s.scanHuman(ty.sendOff) // human.go: a person's lines before this send
 	c := s.sentCommand(req, &opts, look, ty, start)
 	if !req.Wait {
 		return s.resultNow(c, ty.sendOff, start, req, opts.notes), nil
@@ -741,6 +742,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 		r.Note = joinNote(r.Note, n)
 	}
 	s.noteRecording(&r)
+	s.noteHuman(&r)
 	return r
 }
 
@@ -1110,6 +1112,7 @@ func (s *Session) finish(r *Result, start time.Time) {
 	s.mu.Unlock()
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
 	s.noteRecording(r)
+	s.noteHuman(r)
 }
 
 func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Regexp, timeout time.Duration, start time.Time) Result {
@@ -1172,6 +1175,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		r.Note = joinNote(r.Note, n)
 	}
 	s.noteRecording(&r)
+	s.noteHuman(&r)
 	return r
 }
 

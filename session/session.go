@@ -122,6 +122,7 @@ type Session struct {
 	cwd           cwdTracker       // the directory OSC 7 last reported (transfer.go)
 	tap           *Tap             // a transfer that borrowed the terminal (transfer.go)
 	seed          screenSeed       // the screen a result last returned for a program that redraws in place (readseed.go)
+	human         humanLog         // what a person typed that no result told yet (human.go)
 
 	rec *asciicast.Recorder // the asciicast recording, or nil; fed by the pump
 

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+	"github.com/ttymux/ttymux/transport/local"
+	agentc "github.com/ttymux/ttymux/transport/agent"
+)
+
+// TestHumanTypedNoteThroughAgent: a person takes over a persistent
+// session in the console (a client of the agent of its own, as ttymux web
+// is) and runs a command; the model's next read says a person ran it and
+// what the screen shows, once; the model's own commands never get the
+// note. Before, the read returned the person's output as if it were the
+// model's, without a word.
+func TestHumanTypedNoteThroughAgent(t *testing.T) {
+	sock := humanAgent(t)
+	client := &agentc.Client{Socket: sock}
+	m := session.NewManager(session.Options{
+		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
+		StateDir: t.TempDir(),
+		Shell:    "/bin/bash",
+		NoRC:     true,
+		Keeper:   client,
+	})
+	t.Cleanup(m.CloseAll)
+	cs := connect(t, newServer(m, nil), nil)
+	var open OpenOut
+	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}}, &open)
+	if !open.Persistent || !open.Integrated {
+		t.Fatalf("open_local: %+v", open)
+	}
+	id := open.ID
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-one"})
+	if r.Output != "model-one" || strings.Contains(r.Note, "person") {
+		t.Fatalf("the model's own send: output %q note %q", r.Output, r.Note)
+	}
+
+	cons := console.New(console.Options{Source: agentSource{client}})
+	srv := httptest.NewServer(cons)
+	t.Cleanup(srv.Close)
+	t.Cleanup(cons.Close)
+	rig := &consoleRig{srv: srv, cs: cons}
+	b := rig.browser(t)
+	if resp, err := b.Get(srv.URL + "/?token=" + cons.Token()); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("login: %v %v", err, resp)
+	}
+	if got := rig.post(t, b, "/api/s/"+id+"/takeover", "p1", ""); got.StatusCode != 200 {
+		t.Fatalf("take over: %d", got.StatusCode)
+	}
+	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "echo person-$((6*7))\r"); got.StatusCode != http.StatusNoContent {
+		t.Fatalf("typing: %d", got.StatusCode)
+	}
+	var rd session.Result
+	deadline := time.Now().Add(humanWait)
+	for !strings.Contains(rd.Output, "person-42") && time.Now().Before(deadline) {
+		call(t, cs, "read", map[string]any{"session_id": id, "wait": true, "until": "person-42", "timeout_ms": 5000}, &rd)
+		if !strings.Contains(rd.Output, "person-42") {
+			t.Logf("read: %+v", rd)
+		}
+	}
+	// The note may come with the read that returned the output, or with the
+	// next one if the C mark came after the read's end: gather both.
+	note := rd.Note
+	if !strings.Contains(note, "a person typed") {
+		call(t, cs, "read", map[string]any{"session_id": id, "wait": true, "timeout_ms": 2000}, &rd)
+		note += rd.Note
+	}
+	if !strings.Contains(note, "a person typed in this terminal") || !strings.Contains(note, `"echo person-$((6*7))"`) || !strings.Contains(note, "person-42") {
+		t.Fatalf("the read after a person's command: note %q", note)
+	}
+	t.Logf("note: %s", note)
+	// A person's command before the model's next send: that send's result
+	// says so, with the person's output in earlier.
+	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "echo again-$((7*7))\r"); got.StatusCode != http.StatusNoContent {
+		t.Fatalf("typing: %d", got.StatusCode)
+	}
+	// Watched from another attachment: a read here would carry the note.
+	conn, _, _, err := client.AttachTail(t.Context(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	watch(conn).waitFor(t, "the person's command", "again-49\r\n")
+	rig.post(t, b, "/api/s/"+id+"/giveback", "p1", "")
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-between"})
+	if r.Output != "model-between" || !strings.Contains(r.Note, `"echo again-$((7*7))"`) || r.Earlier == nil || !strings.Contains(r.Earlier.Output, "again-49") {
+		t.Fatalf("the model's send after a person's command: output %q note %q earlier %s", r.Output, r.Note, earlierText(r.Earlier))
+	}
+	t.Logf("send note: %s", r.Note)
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-two"})
+	if r.Output != "model-two" || strings.Contains(r.Note, "person") {
+		t.Fatalf("the model's send after: output %q note %q", r.Output, r.Note)
+	}
+}
