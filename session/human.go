@@ -99,31 +99,50 @@ func ownedEnd(marks []verdict.Mark, off int64, owes int) (int64, bool) {
 // mark, else the last mark before c) to c, rendered.
 func (s *Session) typedLineLocked(before []verdict.Mark, c verdict.Mark) string {
 	from := max(c.Off-4096, s.ring.Start())
+	prompt := ""
 	if n := len(before); n > 0 {
+		// The prompt's A or D mark; its B mark (not kept with the
+		// others) ends the prompt.
 		p := before[n-1]
 		from = max(from, p.End)
-		if p.Kind == verdict.MarkDone {
-			if e, ok := s.det.PromptEndAfter(p.Off); ok && e <= c.Off {
-				from = max(from, e)
-			}
+		if e, ok := s.det.PromptEndAfter(p.Off); ok && e <= c.Off && e > from {
+			b, _ := s.ring.AppendRange(nil, from, e)
+			prompt = lastText(reduce.Render(b))
+			from = e
 		}
 	}
 	b, _ := s.ring.AppendRange(nil, from, c.Off)
-	lines := reduce.Render(b)
-	line := ""
-	for i := len(lines) - 1; i >= 0; i-- {
-		if t := strings.TrimSpace(lines[i]); t != "" {
-			line = t
-			break
+	line := lastText(reduce.Render(b))
+	// Line editors redraw the prompt with the line (after a resize, a
+	// ctrl+l): what follows it is the command.
+	if prompt != "" {
+		if _, after, ok := strings.Cut(line, prompt); ok {
+			line = strings.TrimSpace(after)
 		}
 	}
 	return redact(line, s.secrets)
 }
 
-// noteHuman adds to r what a person typed since the last result, once.
+// lastText returns the last line with text, trimmed.
+func lastText(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if t := strings.TrimSpace(lines[i]); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// noteHuman adds to r what a person typed since the last result, once:
+// the command lines that started in the output r returns, up to its
+// NextOffset (the next result tells of later ones).
 func (s *Session) noteHuman(r *Result) {
 	s.mu.Lock()
-	s.scanHumanLocked(s.ring.End())
+	limit := s.ring.End()
+	if r.NextOffset > 0 {
+		limit = min(limit, r.NextOffset)
+	}
+	s.scanHumanLocked(limit)
 	h := s.human
 	s.human = humanLog{seen: h.seen}
 	secrets := s.secrets

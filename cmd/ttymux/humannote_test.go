@@ -3,15 +3,16 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
-	"github.com/ttymux/ttymux/transport/local"
 	agentc "github.com/ttymux/ttymux/transport/agent"
+	"github.com/ttymux/ttymux/transport/local"
 )
 
 // TestHumanTypedNoteThroughAgent: a person takes over a persistent
@@ -58,37 +59,30 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "echo person-$((6*7))\r"); got.StatusCode != http.StatusNoContent {
 		t.Fatalf("typing: %d", got.StatusCode)
 	}
+	// Once the server's session has the person's command and the prompt
+	// after it, the model's next read returns both the output and the note.
+	awaitLog(t, m, id, regexp.MustCompile(`person-42\r\n(?s:.*)133;B`))
 	var rd session.Result
-	deadline := time.Now().Add(humanWait)
-	for !strings.Contains(rd.Output, "person-42") && time.Now().Before(deadline) {
-		call(t, cs, "read", map[string]any{"session_id": id, "wait": true, "until": "person-42", "timeout_ms": 5000}, &rd)
-		if !strings.Contains(rd.Output, "person-42") {
-			t.Logf("read: %+v", rd)
-		}
-	}
-	// The note may come with the read that returned the output, or with the
-	// next one if the C mark came after the read's end: gather both.
+	call(t, cs, "read", map[string]any{"session_id": id}, &rd)
 	note := rd.Note
-	if !strings.Contains(note, "a person typed") {
-		call(t, cs, "read", map[string]any{"session_id": id, "wait": true, "timeout_ms": 2000}, &rd)
-		note += rd.Note
-	}
-	if !strings.Contains(note, "a person typed in this terminal") || !strings.Contains(note, `"echo person-$((6*7))"`) || !strings.Contains(note, "person-42") {
-		t.Fatalf("the read after a person's command: note %q", note)
+	if !strings.Contains(rd.Output, "person-42") || !strings.Contains(note, "a person typed in this terminal") || !strings.Contains(note, `ran "echo person-$((6*7))"`) || !strings.Contains(note, "person-42") {
+		t.Fatalf("the read after a person's command: output %q note %q", rd.Output, note)
 	}
 	t.Logf("note: %s", note)
 	// A person's command before the model's next send: that send's result
 	// says so, with the person's output in earlier.
-	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "echo again-$((7*7))\r"); got.StatusCode != http.StatusNoContent {
-		t.Fatalf("typing: %d", got.StatusCode)
-	}
 	// Watched from another attachment: a read here would carry the note.
 	conn, _, _, err := client.AttachTail(t.Context(), id, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	watch(conn).waitFor(t, "the person's command", "again-49\r\n")
+	w := watch(conn)
+	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "echo again-$((7*7))\r"); got.StatusCode != http.StatusNoContent {
+		t.Fatalf("typing: %d", got.StatusCode)
+	}
+	w.waitFor(t, "the person's command", "again-49\r\n")
+	awaitLog(t, m, id, regexp.MustCompile(`again-49\r\n(?s:.*)133;B`))
 	rig.post(t, b, "/api/s/"+id+"/giveback", "p1", "")
 	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-between"})
 	if r.Output != "model-between" || !strings.Contains(r.Note, `"echo again-$((7*7))"`) || r.Earlier == nil || !strings.Contains(r.Earlier.Output, "again-49") {
@@ -99,4 +93,23 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 	if r.Output != "model-two" || strings.Contains(r.Note, "person") {
 		t.Fatalf("the model's send after: output %q note %q", r.Output, r.Note)
 	}
+}
+
+// awaitLog waits until the output log of the server's session id matches
+// re (the server's own view, which trails another client's).
+func awaitLog(t *testing.T, m *session.Manager, id string, re *regexp.Regexp) {
+	t.Helper()
+	var s *session.Session
+	for _, x := range m.Sessions() {
+		if x.ID() == id {
+			s = x
+		}
+	}
+	if s == nil {
+		t.Fatalf("no session %s", id)
+	}
+	testwait.Until(t, "the session's log to match "+re.String(), humanWait, func() bool {
+		b, _, _, _ := s.OutputFrom(0, 1<<20)
+		return re.Match(b)
+	})
 }
