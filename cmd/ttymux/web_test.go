@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
 )
@@ -162,9 +163,12 @@ func TestConsoleWatchAndTakeOver(t *testing.T) {
 	if got := r.post(t, b, "/api/s/"+r.id+"/resize", "page1", `{"rows":30,"cols":100}`); got.StatusCode != http.StatusNoContent {
 		t.Fatalf("resize while driving: %d", got.StatusCode)
 	}
+	// The agent applies a resize after the request returns: wait for it.
 	var driven []console.Session
-	getJSON(t, b, r.srv.URL+"/api/sessions", &driven)
-	if len(driven) != 1 || !driven[0].Driven || driven[0].Rows != 30 || driven[0].Cols != 100 {
+	if !testwait.Poll(t.Context(), humanWait, func() bool {
+		getJSON(t, b, r.srv.URL+"/api/sessions", &driven)
+		return len(driven) == 1 && driven[0].Rows == 30 && driven[0].Cols == 100
+	}) || !driven[0].Driven {
 		t.Fatalf("sessions while driven = %+v", driven)
 	}
 	if got := r.post(t, b, "/api/s/"+r.id+"/giveback", "page1", ""); got.StatusCode != 200 {
