@@ -66,6 +66,10 @@ func (a managerSource) AttachTail(_ context.Context, id string, tail int64) (con
 	return &sessionStream{s: s, off: max(s.OutputEnd()-tail, 0), done: make(chan struct{})}, sessionRow(s), nil
 }
 
+// streamTail is how much recent output a page that fell behind the log
+// gets to redraw from.
+const streamTail = 64 << 10
+
 // sessionStream follows one session's output from off and types a
 // person's input into it.
 type sessionStream struct {
@@ -80,9 +84,11 @@ func (st *sessionStream) Read(p []byte) (int, error) {
 		ch := st.s.Changed() // before looking: no change is missed
 		b, next, lost, ended := st.s.OutputFrom(st.off, len(p))
 		if lost > 0 {
+			// The page fell behind the log: go on from recent output,
+			// as a new page would.
 			from := st.off
-			st.off += lost
-			return 0, &transport.GapError{From: from, To: from + lost}
+			st.off = max(st.off+lost, st.s.OutputEnd()-streamTail)
+			return 0, &transport.GapError{From: from, To: st.off}
 		}
 		if len(b) > 0 {
 			st.off = next

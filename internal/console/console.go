@@ -362,10 +362,13 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request) {
 	if send("info", string(info)) != nil {
 		return
 	}
-	go func() { <-r.Context().Done(); st.Close() }()
-	buf := make([]byte, 32<<10)
+	fr := newFrames(st) // frames.go: a flood goes as a few events a second
+	defer fr.Close()
+	stop := context.AfterFunc(r.Context(), func() { fr.Close() })
+	defer stop()
+	buf := make([]byte, frameBytes)
 	for {
-		n, err := st.Read(buf)
+		n, err := fr.Read(buf)
 		if n > 0 {
 			if send("", base64.StdEncoding.EncodeToString(buf[:n])) != nil {
 				return
