@@ -446,7 +446,7 @@ func (s *Session) Resize(ctx context.Context, sz transport.Size) error {
 	}
 	r, ok := s.conn.(transport.Resizer)
 	if !ok {
-		return fmt.Errorf("session %s (%s) has no window size to change", s.id, s.transport)
+		return fmt.Errorf("session %s (%s) has no window size to change: %w", s.id, s.transport, transport.ErrUnsupported)
 	}
 	if err := r.Resize(ctx, sz); err != nil {
 		return fmt.Errorf("resize session %s: %w", s.id, err)

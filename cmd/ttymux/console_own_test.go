@@ -97,6 +97,11 @@ func (r *ownRig) takeOverAndType(t *testing.T, id, text, want string, page sseRe
 	if row := r.listed(t, id); !row.Driven {
 		t.Fatalf("the row while driven: %+v", row)
 	}
+	// The page sends its size on taking over; a serial port has none,
+	// which must not end the take-over.
+	if got := r.post(t, r.b, "/api/s/"+id+"/resize", "own", `{"rows":30,"cols":100}`); got.StatusCode != http.StatusNoContent {
+		t.Fatalf("resize while driving: %d", got.StatusCode)
+	}
 	if got := r.post(t, r.b, "/api/s/"+id+"/input", "own", text); got.StatusCode != http.StatusNoContent {
 		t.Fatalf("typing after taking over: %d", got.StatusCode)
 	}

@@ -508,7 +508,14 @@ func (s *Server) resize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid size", http.StatusBadRequest)
 		return
 	}
-	if err := s.write(r.Context(), id, func(st Stream) error { return st.Resize(r.Context(), size) }); err != nil {
+	resize := func(st Stream) error {
+		err := st.Resize(r.Context(), size)
+		if errors.Is(err, transport.ErrUnsupported) {
+			return nil // a serial port has no window size: nothing to follow
+		}
+		return err
+	}
+	if err := s.write(r.Context(), id, resize); err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
