@@ -366,6 +366,9 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 			ty.owed = 1
 		case s.cmd != nil:
 			ty.owed = max(s.cmd.owes-s.det.DoneSince(s.cmd.SendOff), 0)
+			if ty.owed == 0 && ok && last.Kind == verdict.MarkCommand {
+				ty.owed = 1 // human.go: a command not sent here runs (a person's)
+			}
 		case ok && last.Kind == verdict.MarkCommand:
 			ty.owed = 1
 		}

@@ -89,6 +89,17 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 		t.Fatalf("the model's send after a person's command: output %q note %q earlier %s", r.Output, r.Note, earlierText(r.Earlier))
 	}
 	t.Logf("send note: %s", r.Note)
+	// The model sends while the person's command still runs: its text is
+	// typed ahead, and the person's command's end is not taken for its own.
+	rig.post(t, b, "/api/s/"+id+"/takeover", "p1", "")
+	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "sleep 1; echo person-slow\r"); got.StatusCode != http.StatusNoContent {
+		t.Fatalf("typing: %d", got.StatusCode)
+	}
+	awaitLog(t, m, id, regexp.MustCompile(`echo person-slow\r\n(?s:.*)133;C`))
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-after"})
+	if r.Output != "model-after" || r.Earlier == nil || !strings.Contains(r.Earlier.Output, "person-slow") || !strings.Contains(r.Note, `ran "sleep 1; echo person-slow" (not`) {
+		t.Fatalf("a send while the person's command runs: output %q earlier %s note %q", r.Output, earlierText(r.Earlier), r.Note)
+	}
 	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-two"})
 	if r.Output != "model-two" || strings.Contains(r.Note, "person") {
 		t.Fatalf("the model's send after: output %q note %q", r.Output, r.Note)
