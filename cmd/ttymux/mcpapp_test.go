@@ -31,10 +31,18 @@ func appClientOptions() *mcp.ClientOptions {
 // App MIME type, and sees open_local point at it and the app-only
 // terminal_output tool; a client without it sees none of this.
 func TestMCPAppAdvertised(t *testing.T) {
+	// Claude Code's revision (2025-11-25: capabilities at initialize) and
+	// the stateless one a Go client negotiates.
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) { testMCPAppAdvertised(t, version) })
+	}
+}
+
+func testMCPAppAdvertised(t *testing.T, version string) {
 	m := newTestManager(t)
 	srv := newServer(m, nil)
-	app := connect(t, srv, appClientOptions())
-	plain := connect(t, srv, nil)
+	app := connectAt(t, srv, appClientOptions(), version)
+	plain := connectAt(t, srv, nil, version)
 	ctx := t.Context()
 
 	rl, err := app.ListResources(ctx, nil)
@@ -235,5 +243,30 @@ func TestMCPAppInChromium(t *testing.T) {
 	st, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("app").contentDocument.getElementById("status").textContent`))
 	if !strings.Contains(st, fmt.Sprint(open.ID)) || !strings.Contains(st, "read-only") {
 		t.Fatalf("the App's status line: %q", st)
+	}
+}
+
+// TestMCPAppOverHTTP: over Streamable HTTP, where each request may come
+// without a session of its own, an app client still gets the App.
+func TestMCPAppOverHTTP(t *testing.T) {
+	hs := httpTestServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: hs.URL + httpPath, HTTPClient: &http.Client{Transport: bearer{testToken, http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-app", Version: "v0"}, appClientOptions()).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tool := range tl.Tools {
+		found = found || tool.Name == appOutputTool
+	}
+	if !found {
+		t.Fatalf("over HTTP (protocol %s) an app client does not get %s", cs.InitializeResult().ProtocolVersion, appOutputTool)
 	}
 }
