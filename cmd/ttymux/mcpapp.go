@@ -23,13 +23,18 @@ import (
 //     small script, no network), listed to such clients only;
 //   - _meta.ui.resourceUri on open_local, open_ssh, open_serial and
 //     attach, added to tools/list for such clients only;
-//   - terminal_output, an app-only tool (_meta.ui.visibility ["app"]) the
-//     App calls through the host to follow a session's raw output. It is
-//     listed only to such clients, so no other model pays for it.
+//   - terminal_output and terminal_input, app-only tools
+//     (_meta.ui.visibility ["app"]) the App calls through the host to
+//     follow a session's raw output and, once the person takes it over,
+//     to type their keys (Session.HumanWrite: the AI's next result says a
+//     person typed). They are listed only to such clients, so no other
+//     model pays for them, and hosts keep them from the model.
 const (
 	appURI         = "ui://ttymux/terminal"
 	uiExtension    = "io.modelcontextprotocol/ui"
 	appOutputTool  = "terminal_output"
+	appInputTool   = "terminal_input"
+	appMaxInput    = 64 << 10
 	appMaxWait     = 25 * time.Second
 	appChunk       = 64 << 10
 	appDefaultTail = 64 << 10
@@ -94,6 +99,23 @@ var outputToolDef = &mcp.Tool{
 	Meta:        mcp.Meta{"ui": map[string]any{"resourceUri": appURI, "visibility": []string{"app"}}},
 }
 
+// inputToolDef is terminal_input as listed to App clients.
+var inputToolDef = &mcp.Tool{
+	Name:        appInputTool,
+	Title:       "Terminal input (for the live terminal view)",
+	Description: "For the live terminal view only: type a person's keys (base64 data) into a session they took over.",
+	InputSchema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"session_id": map[string]any{"type": "string"},
+			"data":       map[string]any{"type": "string"},
+		},
+		"required": []string{"session_id", "data"},
+	},
+	Annotations: &mcp.ToolAnnotations{Title: "Terminal input"},
+	Meta:        mcp.Meta{"ui": map[string]any{"resourceUri": appURI, "visibility": []string{"app"}}},
+}
+
 // appClient reports whether the client declared the MCP Apps extension.
 func appClient(req mcp.Request) bool {
 	ss, ok := req.GetSession().(*mcp.ServerSession)
@@ -112,8 +134,13 @@ func (a *appTool) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == appOutputTool {
-				return a.call(ctx, p), nil
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				switch p.Name {
+				case appOutputTool:
+					return a.call(ctx, p), nil
+				case appInputTool:
+					return a.input(p), nil
+				}
 			}
 		case "tools/list":
 			res, err := next(ctx, method, req)
@@ -152,7 +179,7 @@ func withApp(lr *mcp.ListToolsResult) {
 		}
 		tools = append(tools, t)
 	}
-	lr.Tools = append(tools, outputToolDef)
+	lr.Tools = append(tools, outputToolDef, inputToolDef)
 }
 
 // call answers terminal_output.
@@ -194,6 +221,29 @@ func (a *appTool) call(ctx context.Context, p *mcp.CallToolParamsRaw) *mcp.CallT
 			wait = 0
 		}
 	}
+}
+
+// input answers terminal_input.
+func (a *appTool) input(p *mcp.CallToolParamsRaw) *mcp.CallToolResult {
+	var in struct {
+		SessionID string `json:"session_id"`
+		Data      string `json:"data"`
+	}
+	if err := json.Unmarshal(p.Arguments, &in); err != nil {
+		return errorResult(fmt.Errorf("terminal_input: %v", err))
+	}
+	b, err := base64.StdEncoding.DecodeString(in.Data)
+	if err != nil || len(b) > appMaxInput {
+		return errorResult(fmt.Errorf("terminal_input: data must be base64 of at most %d bytes", appMaxInput))
+	}
+	s := a.src.find(in.SessionID)
+	if s == nil {
+		return errorResult(fmt.Errorf("no session %q in this server", in.SessionID))
+	}
+	if _, err := s.HumanWrite(b); err != nil {
+		return errorResult(fmt.Errorf("terminal_input: %w", err))
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%d bytes typed", len(b))}}}
 }
 
 func errorResult(err error) *mcp.CallToolResult {

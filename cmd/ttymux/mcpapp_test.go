@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/internal/testwait"
+	"github.com/ttymux/ttymux/session"
 )
 
 // appClientOptions declares the MCP Apps extension, as a host that renders
@@ -76,7 +78,8 @@ func testMCPAppAdvertised(t *testing.T, version string) {
 	}
 	b, _ := json.Marshal(uis)
 	if got := string(b); !strings.Contains(got, `"open_local":{"resourceUri":"ui://ttymux/terminal"}`) ||
-		!strings.Contains(got, `"terminal_output":{"resourceUri":"ui://ttymux/terminal","visibility":["app"]}`) {
+		!strings.Contains(got, `"terminal_output":{"resourceUri":"ui://ttymux/terminal","visibility":["app"]}`) ||
+		!strings.Contains(got, `"terminal_input":{"resourceUri":"ui://ttymux/terminal","visibility":["app"]}`) {
 		t.Fatalf("tools' _meta.ui for an app client: %s", got)
 	}
 
@@ -94,7 +97,7 @@ func testMCPAppAdvertised(t *testing.T, version string) {
 		t.Fatal(err)
 	}
 	for _, tool := range tl.Tools {
-		if tool.Name == appOutputTool || tool.Meta["ui"] != nil {
+		if tool.Name == appOutputTool || tool.Name == appInputTool || tool.Meta["ui"] != nil {
 			t.Fatalf("a client without the extension sees %s with _meta %v", tool.Name, tool.Meta)
 		}
 	}
@@ -244,7 +247,32 @@ func TestMCPAppInChromium(t *testing.T) {
 	if !strings.Contains(st, fmt.Sprint(open.ID)) || !strings.Contains(st, "read-only") {
 		t.Fatalf("the App's status line: %q", st)
 	}
+	// Keys while watching go nowhere; after "Take over" they reach the
+	// shell, and the model's next read says a person typed.
+	keys := func(s string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.getElementById("app").contentWindow.ttymuxTerm.input(`+strconvQuote(s)+`, true); return true; })()`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys("echo ignored\r")
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { document.getElementById("app").contentWindow.ttymuxTake(); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	keys("echo typed-in-the-$((6*7))-app\r")
+	wait("typed-in-the-42-app")
+	shot(t, ctx, "mcp-app-takeover.png")
+	var rd session.Result
+	testwait.Until(t, "the model's read after the person typed", humanWait, func() bool {
+		call(t, cs, "read", map[string]any{"session_id": open.ID, "wait": true, "timeout_ms": 500}, &rd)
+		return strings.Contains(rd.Note, "a person typed")
+	})
+	if !strings.Contains(rd.Note, `"echo typed-in-the-$((6*7))-app"`) || strings.Contains(rd.Note, "ignored") {
+		t.Fatalf("the model's read after the person typed in the App: %+v", rd)
+	}
 }
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // TestMCPAppOverHTTP: over Streamable HTTP, where each request may come
 // without a session of its own, an app client still gets the App.

@@ -10,10 +10,10 @@ import (
 const AppMIME = "text/html;profile=mcp-app"
 
 // AppHTML is the MCP App that shows one session's live terminal in the
-// conversation, watch-only: one HTML document with xterm.js, its style
+// conversation, watch-only until the person takes it over: one HTML document with xterm.js, its style
 // sheet and static/app.js inlined, as a host loads it into a sandboxed
 // frame with no network access. It reads the session through the app-only
-// tool terminal_output.
+// tool terminal_output and types with terminal_input.
 var AppHTML = sync.OnceValue(func() string {
 	read := func(name string) string {
 		b, err := static.ReadFile("static/" + name)
@@ -27,7 +27,7 @@ var AppHTML = sync.OnceValue(func() string {
 	var b strings.Builder
 	b.WriteString("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ttymux terminal</title>\n<style>\n")
 	b.WriteString(read("xterm.css"))
-	b.WriteString("\nhtml,body{margin:0;background:#111;color:#ddd;font:12px system-ui,sans-serif}\n#status{padding:4px 8px;opacity:.8}\n#term{padding:4px}\n</style>\n</head>\n<body>\n<div id=\"status\">waiting for the session…</div>\n<div id=\"term\"></div>\n<script>\n")
+	b.WriteString("\nhtml,body{margin:0;background:#111;color:#ddd;font:12px system-ui,sans-serif}\n#bar{display:flex;gap:8px;align-items:center;padding:4px 8px}#status{opacity:.8}#take{font:inherit}\n#term{padding:4px}\n</style>\n</head>\n<body>\n<div id=\"bar\"><button id=\"take\">Take over</button><span id=\"status\">waiting for the session…</span></div>\n<div id=\"term\"></div>\n<script>\n")
 	b.WriteString(read("xterm.js"))
 	b.WriteString("\n</script>\n<script>\n")
 	b.WriteString(read("app.js"))

@@ -1,9 +1,10 @@
 "use strict";
 // The MCP App (ui://ttymux/terminal): one session's live terminal inside
-// the conversation, watch-only. It speaks JSON-RPC to the host over
-// postMessage (SEP-1865): ui/initialize, then it learns the session from
-// the tool's input or result and follows its output by calling the
-// app-only tool terminal_output through the host.
+// the conversation, watch-only until the person takes it over. It speaks
+// JSON-RPC to the host over postMessage (SEP-1865): ui/initialize, then it
+// learns the session from the tool's input or result, follows its output
+// by calling the app-only tool terminal_output through the host, and
+// types a person's keys with terminal_input while taken over.
 (function () {
   const status = document.getElementById("status");
   const term = new Terminal({ scrollback: 2000, disableStdin: true, cursorBlink: false, fontSize: 13, rows: 24, cols: 80 });
@@ -20,6 +21,29 @@
   });
   let session = null;
   let stopped = false;
+
+  // Take over: the person's keys go to the session, in order, one call at
+  // a time; the AI's next result says a person typed.
+  const take = document.getElementById("take");
+  let driving = false;
+  let queue = Promise.resolve();
+  const b64 = (bytes) => btoa(Array.from(bytes, (c) => String.fromCharCode(c)).join(""));
+  term.onData((d) => {
+    if (!driving || !session) return;
+    const data = b64(new TextEncoder().encode(d));
+    const id = session;
+    queue = queue.then(() => request("tools/call", { name: "terminal_input", arguments: { session_id: id, data } }))
+      .then((r) => { if (r && r.isError) throw new Error((r.content && r.content[0] && r.content[0].text) || "error"); })
+      .catch((e) => { status.textContent = id + " · " + (e.message || e); });
+  });
+  take.onclick = () => {
+    driving = !driving;
+    term.options.disableStdin = !driving;
+    take.textContent = driving ? "Give back" : "Take over";
+    status.textContent = session + (driving ? " · you are typing: the AI sees it in its next result" : " · watching (read-only)");
+    if (driving) term.focus();
+  };
+  window.ttymuxTake = () => take.click(); // for tests
 
   window.addEventListener("message", (ev) => {
     if (ev.source !== window.parent) return;
