@@ -35,8 +35,13 @@ type humanLog struct {
 const maxHumanLines = 5
 
 // HumanWrite types p into the session for a person (the console's
-// take-over): the model's next result says a person typed.
+// take-over): the model's next result says a person typed. A serial
+// console the policy makes read-only takes nothing from a person either
+// (a *ReadOnlyError): the policy is the user's word on the device.
 func (s *Session) HumanWrite(p []byte) (int, error) {
+	if err := s.inputRefused(); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	closed := s.closed
 	s.human.keys += len(p)
