@@ -201,6 +201,7 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	}
 	s.followInterrupt(ctx, ty, look) // interrupt.go
 	s.trackPending(req, ty.lineDone)
+	s.scanHuman(ty.sendOff) // human.go: a person's lines before this send
 	c := s.sentCommand(req, &opts, look, ty, start)
 	if !req.Wait {
 		return s.resultNow(c, ty.sendOff, start, req, opts.notes), nil
@@ -365,6 +366,9 @@ func (s *Session) composeSend(req SendRequest, look sendLook) (typing, error) {
 			ty.owed = 1
 		case s.cmd != nil:
 			ty.owed = max(s.cmd.owes-s.det.DoneSince(s.cmd.SendOff), 0)
+			if ty.owed == 0 && ok && last.Kind == verdict.MarkCommand {
+				ty.owed = 1 // human.go: a command not sent here runs (a person's)
+			}
 		case ok && last.Kind == verdict.MarkCommand:
 			ty.owed = 1
 		}
@@ -618,6 +622,7 @@ func (s *Session) result(c *command, v verdict.Verdict, start time.Time, raw, wa
 		r.Note = joinNote(r.Note, n)
 	}
 	s.noteRecording(&r)
+	s.noteHuman(&r)
 	return r
 }
 
@@ -987,6 +992,7 @@ func (s *Session) finish(r *Result, start time.Time) {
 	s.mu.Unlock()
 	r.ElapsedMS = s.now().Sub(start).Milliseconds()
 	s.noteRecording(r)
+	s.noteHuman(r)
 }
 
 func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Regexp, timeout time.Duration, start time.Time) Result {
@@ -1049,6 +1055,7 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 		r.Note = joinNote(r.Note, n)
 	}
 	s.noteRecording(&r)
+	s.noteHuman(&r)
 	return r
 }
 

@@ -94,6 +94,7 @@ type Session struct {
 	meta          meta             // what was last stored with a kept session
 	openNote      string           // why a persistent open is not persistent, or what attach lost
 	target        transport.Target // what it was opened with (transfer.go)
+	human         humanLog         // what a person typed that no result told yet (human.go)
 }
 
 // ErrClosed is returned by operations on a session that was closed.
@@ -196,7 +197,7 @@ func (s *Session) Resize(ctx context.Context, sz transport.Size) error {
 	}
 	r, ok := s.conn.(transport.Resizer)
 	if !ok {
-		return fmt.Errorf("session %s (%s) has no window size to change", s.id, s.transport)
+		return fmt.Errorf("session %s (%s) has no window size to change: %w", s.id, s.transport, transport.ErrUnsupported)
 	}
 	if err := r.Resize(ctx, sz); err != nil {
 		return fmt.Errorf("resize session %s: %w", s.id, err)

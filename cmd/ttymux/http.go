@@ -21,6 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/console"
 )
 
 // httpPath is where the MCP endpoint is served.
@@ -31,6 +33,8 @@ type httpConfig struct {
 	addr      string // host:port; the host must be loopback unless listenAny
 	listenAny bool
 	tokenFile string // "" = httpTokenPath()
+	// console, when set, is served at every other path (httpconsole.go).
+	console console.Source
 }
 
 // serveHTTP serves srv over Streamable HTTP until ctx ends. Every request
@@ -63,8 +67,14 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, cfg httpConfig, stderr io.W
 		// Printed once, when made: the file keeps it for later runs.
 		fmt.Fprintf(stderr, "ttymux: new token: %s\nttymux: register: claude mcp add --transport http ttymux %s --header \"Authorization: Bearer %s\"\n", token, endpoint, token)
 	}
+	handler := httpHandler(srv, token, cfg.listenAny, log)
+	if cfg.console != nil {
+		cs := newHTTPConsole(cfg.console, token, ln.Addr().String(), tokenFile, created, stderr, log)
+		defer cs.Close()
+		handler = withConsole(handler, cs)
+	}
 	hs := &http.Server{
-		Handler:           httpHandler(srv, token, cfg.listenAny, log),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}

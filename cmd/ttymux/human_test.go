@@ -26,7 +26,7 @@ const humanWait = 20 * time.Second
 
 // humanAgent serves an in-process agent on a private socket and returns
 // the socket.
-func humanAgent(t *testing.T) string {
+func humanAgent(t testing.TB) string {
 	t.Helper()
 	sock := agentd.SocketPath(shortTempDir(t))
 	l, err := agentd.Listen(sock)

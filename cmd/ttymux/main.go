@@ -208,6 +208,7 @@ func serve(args []string, stderr io.Writer) int {
 	defer fwd.Close() // before the opener closes: it releases its links
 	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages}, fan, fwd)
 	if hc.addr != "" {
+		hc.console = managerSource{mgr} // consolesrc.go
 		if err := serveHTTP(ctx, srv, hc, stderr, log); err != nil {
 			fmt.Fprintln(stderr, "ttymux:", err)
 			return 1

@@ -13,23 +13,26 @@ import (
 	"time"
 
 	"github.com/ttymux/ttymux/internal/console"
-	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // agentSource is the console's view of the local agent.
 type agentSource struct{ c *agent.Client }
 
-func (a agentSource) List(ctx context.Context) ([]transport.KeptSession, error) {
-	return a.c.List(ctx)
+func (a agentSource) List(ctx context.Context) ([]console.Session, error) {
+	ks, err := a.c.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return console.KeptRows(ks), nil
 }
 
-func (a agentSource) AttachTail(ctx context.Context, id string, tail int64) (console.Stream, transport.KeptSession, error) {
+func (a agentSource) AttachTail(ctx context.Context, id string, tail int64) (console.Stream, console.Session, error) {
 	conn, ks, _, err := a.c.AttachTail(ctx, id, tail)
 	if err != nil {
-		return nil, ks, err
+		return nil, console.Session{}, err
 	}
-	return conn, ks, nil
+	return conn, console.KeptRow(ks), nil
 }
 
 // cmdWeb implements "ttymux web": the console on a loopback address until

@@ -35,7 +35,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,12 +51,16 @@ type Stream interface {
 	Resize(ctx context.Context, sz transport.Size) error
 }
 
-// Source is where sessions come from: the user's local agent.
+// Source is where sessions come from: the user's agent (ttymux web), or a
+// server's own sessions (ttymux mcp --http). kept.go turns an agent's
+// list into rows.
 type Source interface {
-	List(ctx context.Context) ([]transport.KeptSession, error)
+	// List returns the sessions, oldest first (Driven is the console's
+	// to set).
+	List(ctx context.Context) ([]Session, error)
 	// AttachTail attaches to id, replaying up to tail bytes of recent
-	// output first.
-	AttachTail(ctx context.Context, id string, tail int64) (Stream, transport.KeptSession, error)
+	// output first. Writes to the stream are a person's typing.
+	AttachTail(ctx context.Context, id string, tail int64) (Stream, Session, error)
 }
 
 // Options configure a Server.
@@ -96,8 +99,18 @@ type Server struct {
 	streams map[string]Stream
 }
 
-// cookieName holds the token in the browser.
+// cookieName holds the token in the browser; cookieFor adds the port.
 const cookieName = "ttymux_console"
+
+// cookieFor names the cookie for the server r reached: browsers keep
+// cookies per host, not per port, and ttymux web and ttymux mcp --http
+// may serve consoles on the same host with different tokens.
+func cookieFor(r *http.Request) string {
+	if _, port, err := net.SplitHostPort(r.Host); err == nil && port != "" {
+		return cookieName + "_" + port
+	}
+	return cookieName
+}
 
 // attachTail is how much recent output a terminal page replays to draw
 // the screen, as ttymux attach does.
@@ -158,7 +171,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		// Trade the token for a cookie and drop it from the address bar
 		// (and from the history).
-		http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: cookieFor(r), Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		u := *r.URL
 		q := u.Query()
 		q.Del("token")
@@ -187,7 +200,7 @@ func (s *Server) tokenOK(t string) bool {
 }
 
 func (s *Server) authorized(r *http.Request) bool {
-	if c, err := r.Cookie(cookieName); err == nil && s.tokenOK(c.Value) {
+	if c, err := r.Cookie(cookieFor(r)); err == nil && s.tokenOK(c.Value) {
 		return true
 	}
 	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenOK(b) {
@@ -250,38 +263,15 @@ type Session struct {
 	Driven     bool   `json:"driven,omitempty"` // a person has taken it over
 }
 
-// visibleMeta is the part of a session's metadata the page may see.
-type visibleMeta struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"`
-	Host      string `json:"host"`
-}
-
 func (s *Server) list(ctx context.Context) ([]Session, error) {
-	ks, err := s.src.List(ctx)
+	out, err := s.src.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(ks, func(a, b transport.KeptSession) int { return a.Created.Compare(b.Created) })
-	out := make([]Session, 0, len(ks))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, k := range ks {
-		var m visibleMeta
-		json.Unmarshal(k.Meta, &m)
-		st := "running"
-		switch {
-		case k.Exited && k.ExitSignal != "":
-			st = "killed (" + string(k.ExitSignal) + ")"
-		case k.Exited:
-			st = fmt.Sprintf("exited (%d)", k.ExitStatus)
-		}
-		out = append(out, Session{
-			ID: k.ID, Name: m.Name, Transport: cmpOr(m.Transport, "local"), Host: m.Host,
-			Command: k.Command, State: st, Foreground: k.Foreground, Clients: k.Clients,
-			Rows: k.Size.Rows, Cols: k.Size.Cols, Created: k.Created.UTC().Format(time.RFC3339),
-			Driven: s.drivers[k.ID] != "",
-		})
+	for i := range out {
+		out[i].Driven = s.drivers[out[i].ID] != ""
 	}
 	return out, nil
 }
@@ -387,14 +377,17 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	info, _ := json.Marshal(map[string]any{"id": ks.ID, "rows": ks.Size.Rows, "cols": ks.Size.Cols, "command": ks.Command})
+	info, _ := json.Marshal(map[string]any{"id": ks.ID, "rows": ks.Rows, "cols": ks.Cols, "command": ks.Command})
 	if send("info", string(info)) != nil {
 		return
 	}
-	go func() { <-r.Context().Done(); st.Close() }()
-	buf := make([]byte, 32<<10)
+	fr := newFrames(st) // frames.go: a flood goes as a few events a second
+	defer fr.Close()
+	stop := context.AfterFunc(r.Context(), func() { fr.Close() })
+	defer stop()
+	buf := make([]byte, frameBytes)
 	for {
-		n, err := st.Read(buf)
+		n, err := fr.Read(buf)
 		if n > 0 {
 			if send("", base64.StdEncoding.EncodeToString(buf[:n])) != nil {
 				return
@@ -534,7 +527,14 @@ func (s *Server) resize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid size", http.StatusBadRequest)
 		return
 	}
-	if err := s.write(r.Context(), id, func(st Stream) error { return st.Resize(r.Context(), size) }); err != nil {
+	resize := func(st Stream) error {
+		err := st.Resize(r.Context(), size)
+		if errors.Is(err, transport.ErrUnsupported) {
+			return nil // a serial port has no window size: nothing to follow
+		}
+		return err
+	}
+	if err := s.write(r.Context(), id, resize); err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}

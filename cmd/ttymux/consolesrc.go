@@ -1,0 +1,128 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/ttymux/ttymux/internal/console"
+	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport"
+)
+
+// managerSource is the console's view of a server's own sessions (ttymux
+// mcp --http): local, SSH and serial sessions it holds in-process, and the
+// agent's sessions it has attached. A person's typing goes through
+// Session.HumanWrite, so the model's next result says a person typed even
+// where no shell hook reports commands (a serial console).
+type managerSource struct{ m *session.Manager }
+
+func (a managerSource) List(context.Context) ([]console.Session, error) {
+	ss := a.m.Sessions()
+	out := make([]console.Session, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, sessionRow(s))
+	}
+	slices.SortFunc(out, func(a, b console.Session) int {
+		return cmp.Or(cmp.Compare(a.Created, b.Created), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// sessionRow is the console's row for s.
+func sessionRow(s *session.Session) console.Session {
+	in := s.Info()
+	host := ""
+	if h := s.PolicyHost(); h != in.Transport {
+		host = h
+	}
+	st := in.State
+	if in.ExitCode != nil {
+		st = fmt.Sprintf("exited (%d)", *in.ExitCode)
+	}
+	return console.Session{
+		ID: in.ID, Name: in.Name, Transport: in.Transport, Host: host, Command: in.Command,
+		State: st, Foreground: in.Foreground, Rows: in.Rows, Cols: in.Cols, Created: in.Created,
+	}
+}
+
+func (a managerSource) find(id string) *session.Session {
+	for _, s := range a.m.Sessions() {
+		if s.ID() == id {
+			return s
+		}
+	}
+	return nil
+}
+
+func (a managerSource) AttachTail(_ context.Context, id string, tail int64) (console.Stream, console.Session, error) {
+	s := a.find(id)
+	if s == nil {
+		return nil, console.Session{}, fmt.Errorf("session %s: %w", id, transport.ErrNoSession)
+	}
+	return &sessionStream{s: s, off: max(s.OutputEnd()-tail, 0), done: make(chan struct{})}, sessionRow(s), nil
+}
+
+// streamTail is how much recent output a page that fell behind the log
+// gets to redraw from.
+const streamTail = 64 << 10
+
+// sessionStream follows one session's output from off and types a
+// person's input into it.
+type sessionStream struct {
+	s    *session.Session
+	off  int64 // the next output byte to return; only Read touches it
+	once sync.Once
+	done chan struct{}
+}
+
+func (st *sessionStream) Read(p []byte) (int, error) {
+	for {
+		ch := st.s.Changed() // before looking: no change is missed
+		b, next, lost, ended := st.s.OutputFrom(st.off, len(p))
+		if lost > 0 {
+			// The page fell behind the log: go on from recent output,
+			// as a new page would.
+			from := st.off
+			st.off = max(st.off+lost, st.s.OutputEnd()-streamTail)
+			return 0, &transport.GapError{From: from, To: st.off}
+		}
+		if len(b) > 0 {
+			st.off = next
+			return copy(p, b), nil
+		}
+		if ended {
+			return 0, io.EOF
+		}
+		select {
+		case <-ch:
+		case <-st.done:
+			return 0, io.ErrClosedPipe
+		}
+	}
+}
+
+func (st *sessionStream) Write(p []byte) (int, error) {
+	select {
+	case <-st.done:
+		return 0, io.ErrClosedPipe
+	default:
+	}
+	n, err := st.s.HumanWrite(p)
+	if err != nil {
+		return n, fmt.Errorf("type into session %s: %w", st.s.ID(), err)
+	}
+	return n, nil
+}
+
+func (st *sessionStream) Resize(ctx context.Context, sz transport.Size) error {
+	return st.s.Resize(ctx, sz)
+}
+
+func (st *sessionStream) Close() error {
+	st.once.Do(func() { close(st.done) })
+	return nil
+}
