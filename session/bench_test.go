@@ -2,7 +2,7 @@ package session_test
 
 import (
 	"bytes"
-	"io"
+	"github.com/ttymux/ttymux/internal/ptytest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,7 +93,7 @@ func BenchmarkSessionVsDrain(b *testing.B) {
 			}
 			var sess, drain []time.Duration
 			for b.Loop() {
-				drain = append(drain, plainDrain(b))
+				drain = append(drain, ptytest.DrainSeq(b))
 				t1 := time.Now()
 				r := send(b, s, session.SendRequest{Text: "seq 1 1000000"})
 				sess = append(sess, time.Since(t1))
@@ -109,27 +109,6 @@ func BenchmarkSessionVsDrain(b *testing.B) {
 			b.ReportMetric(100*md.Seconds()/ms.Seconds(), "pct-of-drain")
 		})
 	}
-}
-
-// plainDrain runs `seq 1 1000000` on a creack/pty PTY and reads it to the
-// end (EIO once seq has exited), the floor of session throughput.
-func plainDrain(b *testing.B) time.Duration {
-	t0 := time.Now()
-	cmd := exec.Command("seq", "1", "1000000")
-	f, err := pty.Start(cmd)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n, _ := io.Copy(io.Discard, f) // ends with EIO when seq's side closes
-	d := time.Since(t0)
-	_ = f.Close()
-	if err := cmd.Wait(); err != nil {
-		b.Fatal(err)
-	}
-	if n != 7888896 { // 1000000 lines, "\r\n" each (ONLCR)
-		b.Fatalf("drained %d bytes", n)
-	}
-	return d
 }
 
 // BenchmarkReadyVsRawPrompt measures how long open_local takes to return a

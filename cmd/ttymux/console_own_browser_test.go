@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -21,7 +19,7 @@ import (
 // opens the serial console, takes it over and logs in; the keys reach
 // the device and the model's next read says a person typed.
 func TestConsoleOwnInChromium(t *testing.T) {
-	bin := chromium(t)
+	chromium(t) // skips the test early when there is none
 	dev := serialtest.New(t, filepath.Join(t.TempDir(), "ttyUSB0"))
 	m := session.NewManager(session.Options{
 		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}, "serial": &serial.Opener{}}),
@@ -38,14 +36,7 @@ func TestConsoleOwnInChromium(t *testing.T) {
 	dev.Write(t, "\r\nU-Boot 2024.01\r\nboard login: ")
 	r.listed(t, board.ID)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 860), chromedp.Flag("disable-gpu", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browserSized(t, 1280, 860)
 	row := chromedp.CSS(`tr[data-id="` + board.ID + `"] a`)
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(r.srv.URL+"/?token="+testToken),

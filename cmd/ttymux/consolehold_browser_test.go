@@ -78,9 +78,16 @@ func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.W
 // browserCtx starts headless Chromium for one test.
 func browserCtx(t *testing.T) context.Context {
 	t.Helper()
+	return browserSized(t, 1280, 860)
+}
+
+// browserSized starts headless Chromium for one test with a window of
+// width×height (the screenshots' size); it ends with the test.
+func browserSized(t *testing.T, width, height int) context.Context {
+	t.Helper()
 	bin := chromium(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 860), chromedp.Flag("disable-gpu", true))
+		chromedp.WindowSize(width, height), chromedp.Flag("disable-gpu", true))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(actx)

@@ -173,7 +173,7 @@ window.addEventListener("message", async (ev) => {
 // Chromium: it shows the session's screen, follows new output, and takes
 // no keys (watch-only).
 func TestMCPAppInChromium(t *testing.T) {
-	bin := chromium(t)
+	chromium(t) // skips the test early when there is none
 	cs := connect(t, newServer(newTestManager(t), nil), appClientOptions())
 	var open OpenOut
 	res := call(t, cs, "open_local", map[string]any{"persistent": false, "env": map[string]string{"PS1": "app$ ", "HOME": t.TempDir()}}, &open)
@@ -214,14 +214,7 @@ func TestMCPAppInChromium(t *testing.T) {
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.WindowSize(960, 600), chromedp.Flag("disable-gpu", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browserSized(t, 960, 600)
 	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL+"/")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"io"
+	"github.com/ttymux/ttymux/internal/ptytest"
 	"os/exec"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,7 +34,7 @@ func BenchmarkSeqVsDrain(b *testing.B) {
 	}
 	var drain []time.Duration
 	for b.Loop() {
-		drain = append(drain, ptyDrain(b))
+		drain = append(drain, ptytest.DrainSeq(b))
 		for i := range servers {
 			s := &servers[i]
 			s.durs = append(s.durs, seqCall(b, s.cs, s.args))
@@ -64,27 +63,6 @@ func seqCall(b *testing.B, cs *mcp.ClientSession, args map[string]any) time.Dura
 	red, _ := sc["reduction"].(map[string]any)
 	if sc["complete"] != true || sc["exit_code"] != 0.0 || red == nil || red["raw_lines"] != 1000000.0 {
 		b.Fatalf("seq result: complete=%v exit=%v reduction=%v", sc["complete"], sc["exit_code"], red)
-	}
-	return d
-}
-
-// ptyDrain runs `seq 1 1000000` on a creack/pty PTY and reads it to the
-// end (EIO once seq has exited): the floor of session throughput.
-func ptyDrain(b *testing.B) time.Duration {
-	t0 := time.Now()
-	cmd := exec.Command("seq", "1", "1000000")
-	f, err := pty.Start(cmd)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n, _ := io.Copy(io.Discard, f) // ends with EIO when seq's side closes
-	d := time.Since(t0)
-	_ = f.Close()
-	if err := cmd.Wait(); err != nil {
-		b.Fatal(err)
-	}
-	if n != 7888896 { // 1000000 lines, "\r\n" each (ONLCR)
-		b.Fatalf("drained %d bytes", n)
 	}
 	return d
 }

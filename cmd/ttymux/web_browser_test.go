@@ -36,16 +36,9 @@ func chromium(t *testing.T) string {
 // terminal (xterm.js, served from the binary), typing is ignored until
 // "Take over", then reaches the shell; "Give back" makes it read-only again.
 func TestConsoleInChromium(t *testing.T) {
-	bin := chromium(t)
+	chromium(t) // skips the test early when there is none
 	r := newConsoleRig(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
-		chromedp.WindowSize(1280, 860), chromedp.Flag("disable-gpu", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browserSized(t, 1280, 860)
 
 	row := chromedp.CSS(`tr[data-id="` + r.id + `"] a`)
 	if err := chromedp.Do(ctx,

@@ -1,7 +1,8 @@
 // Package ptytest holds test helpers shared by the packages that start
-// programs on PTYs (internal/ptyproc, transport/local): one reader per
-// terminal that collects its output and lets a test wait for strings in it,
-// and a bounded Wait for the program's exit; every wait is bounded. It is
+// programs on PTYs (internal/ptyproc, transport/local) and by the
+// throughput benchmarks (DrainSeq, their floor): one reader per terminal
+// that collects its output and lets a test wait for strings in it, and a
+// bounded Wait for the program's exit; every wait is bounded. It is
 // imported only by tests.
 package ptytest
 
@@ -10,9 +11,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"github.com/ttymux/ttymux/transport"
 )
@@ -164,4 +168,27 @@ func ExitError(t testing.TB, err error) *transport.ExitError {
 		t.Fatalf("Wait = %v (%T), want *transport.ExitError", err, err)
 	}
 	return ee
+}
+
+// DrainSeq runs `seq 1 1000000` on a creack/pty PTY and reads it to the
+// end (EIO once seq has exited): the floor the throughput benchmarks
+// compare a session's drain with.
+func DrainSeq(tb testing.TB) time.Duration {
+	tb.Helper()
+	t0 := time.Now()
+	cmd := exec.Command("seq", "1", "1000000")
+	f, err := pty.Start(cmd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, f) // ends with EIO when seq's side closes
+	d := time.Since(t0)
+	_ = f.Close()
+	if err := cmd.Wait(); err != nil {
+		tb.Fatal(err)
+	}
+	if n != 7888896 { // 1000000 lines, "\r\n" each (ONLCR)
+		tb.Fatalf("drained %d bytes", n)
+	}
+	return d
 }
