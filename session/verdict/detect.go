@@ -68,6 +68,10 @@ type Detector struct {
 	// apart from marks (and not counted) because they only say where a
 	// prompt ends, for moving the read cursor past it.
 	promptEnds []int64
+	// promptStarts: where the last A marks start, oldest first, kept
+	// like promptEnds: with them they say where a prompt was drawn (or
+	// redrawn) in full (PromptSpans).
+	promptStarts []int64
 
 	// noC: the last D mark said the hook prints no C marks ("c=0": a
 	// POSIX shell's PS1 hook, which has nothing to run when a command
@@ -269,10 +273,10 @@ func (d *Detector) osc(off, end int64) {
 		}
 		return
 	case MarkPromptEnd:
-		if len(d.promptEnds) == maxMarks {
-			d.promptEnds = append(d.promptEnds[:0], d.promptEnds[maxMarks/2:]...)
-		}
-		d.promptEnds = append(d.promptEnds, end)
+		d.promptEnds = appendBounded(d.promptEnds, end)
+		return
+	case MarkPromptStart:
+		d.promptStarts = appendBounded(d.promptStarts, off)
 		return
 	case MarkDone:
 		// "D;<status>;ttymux=<nonce>", or "D;<status>;c=0;ttymux=<nonce>"
@@ -296,7 +300,7 @@ func (d *Detector) osc(off, end int64) {
 			d.count++
 		}
 		return
-	case MarkPromptStart, MarkCommand:
+	case MarkCommand:
 	default:
 		return
 	}
@@ -360,4 +364,48 @@ func (d *Detector) Last() (Mark, bool) {
 		return Mark{}, false
 	}
 	return d.marks[len(d.marks)-1], true
+}
+
+// appendBounded appends off to offs, keeping the newest half when offs
+// holds maxMarks.
+func appendBounded(offs []int64, off int64) []int64 {
+	if len(offs) == maxMarks {
+		offs = append(offs[:0], offs[maxMarks/2:]...)
+	}
+	return append(offs, off)
+}
+
+// A PromptSpan is a prompt the hook marked: from its A mark (Start, or -1
+// when no A mark of it lies in the range asked about) to past its B mark.
+type PromptSpan struct{ Start, End int64 }
+
+// PromptSpans returns the prompts drawn, or drawn again, within [from,
+// to): each B mark ending there, with the A mark before it that is not
+// before from, before the previous span's B or before a C or D mark. A
+// shell redraws its prompt in full (a theme's clock, zle reset-prompt,
+// fish's repaint, a job notice) with both marks; readline may redraw only
+// the prompt's last line, with the B alone. None of it is a command's
+// output.
+func (d *Detector) PromptSpans(from, to int64) []PromptSpan {
+	var spans []PromptSpan
+	floor := from // an A before it belongs to an earlier span or command
+	for _, e := range d.promptEnds {
+		if e <= from || e > to {
+			continue
+		}
+		for _, m := range d.marks {
+			if (m.Kind == MarkDone || m.Kind == MarkCommand) && m.Off >= floor && m.End <= e {
+				floor = m.End
+			}
+		}
+		start := int64(-1)
+		for _, a := range d.promptStarts {
+			if a >= floor && a < e {
+				start = a // the last A before the B
+			}
+		}
+		spans = append(spans, PromptSpan{Start: start, End: e})
+		floor = e
+	}
+	return spans
 }
