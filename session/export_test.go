@@ -4,3 +4,6 @@ package session
 var RemoteBootstrap = remoteBootstrap
 
 const MaxBootstrap = maxBootstrap
+
+// HookPrintsNoC reports whether s's hook said it prints no C marks.
+func HookPrintsNoC(s *Session) bool { return s.hookPrintsNoC() }
