@@ -573,3 +573,16 @@ func TestReadonlyPS0SaysNoC(t *testing.T) {
 		t.Fatalf("output %q earlier %+v via %q", r.Output, r.Earlier, r.Via)
 	}
 }
+
+// TestReadonlyPS1SaysNoB: with a readonly PS1 the hook can mark no
+// prompt's end, and open waited its whole 250 ms for a B mark after the
+// first prompt (readonly-ps1 of the rc corpus: ready 274 ms, its floor
+// 7 ms). The hook now says so (133;P;b=0) and open does not wait (74 ms
+// on a loaded machine); on the old hook the session did not know.
+func TestReadonlyPS1SaysNoB(t *testing.T) {
+	s := openRC(t, needProgram(t, "bash"), map[string]string{".bashrc": "PS1='\\u@\\h:\\w\\$ '\nreadonly PS1\n"})
+	checkHooked(t, s)
+	if !session.HookMarksNoPromptEnd(s) {
+		t.Fatal("a bash with a readonly PS1 marks no prompt's end, and its hook did not say so")
+	}
+}

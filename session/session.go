@@ -567,7 +567,7 @@ func (s *Session) isHookless() bool {
 func (s *Session) waitPromptDrawn(ctx context.Context, d time.Duration) {
 	s.waitFor(ctx, d, func() bool {
 		last, ok := s.det.Last()
-		if !ok || s.exited {
+		if !ok || s.exited || s.det.NoB() {
 			return true
 		}
 		_, drawn := s.det.PromptEndAfter(last.Off)

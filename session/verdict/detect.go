@@ -84,6 +84,9 @@ type Detector struct {
 	// shell: the shell the hook runs in, when it said (fish does: its
 	// syntax differs).
 	shell string
+	// noB: the hook said it marks no prompt's end ("133;P;b=0": bash
+	// with a readonly PS1).
+	noB bool
 
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
@@ -140,6 +143,10 @@ func (d *Detector) HooklessEnd() int64 { return d.hooklessEnd }
 // Shell returns the shell the hook said it runs in ("133;P;shell=fish"),
 // or "".
 func (d *Detector) Shell() string { return d.shell }
+
+// NoB reports whether the hook said it marks no prompt's end (a readonly
+// PS1): nothing need wait for a B mark.
+func (d *Detector) NoB() bool { return d.noB }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -270,6 +277,8 @@ func (d *Detector) osc(off, end int64) {
 			d.hookless, d.hooklessEnd = string(v) == "none", end
 		case "shell":
 			d.shell = string(v)
+		case "b":
+			d.noB = string(v) == "0"
 		}
 		return
 	case MarkPromptEnd:
