@@ -393,8 +393,9 @@ type PromptSpan struct{ Start, End int64 }
 // before from, before the previous span's B or before a C or D mark. A
 // shell redraws its prompt in full (a theme's clock, zle reset-prompt,
 // fish's repaint, a job notice) with both marks; readline may redraw only
-// the prompt's last line, with the B alone. None of it is a command's
-// output.
+// the prompt's last line, with the B alone. A last A with no B before to
+// is a prompt still being drawn: its span ends at to. None of it is a
+// command's output.
 func (d *Detector) PromptSpans(from, to int64) []PromptSpan {
 	var spans []PromptSpan
 	floor := from // an A before it belongs to an earlier span or command
@@ -416,5 +417,21 @@ func (d *Detector) PromptSpans(from, to int64) []PromptSpan {
 		spans = append(spans, PromptSpan{Start: start, End: e})
 		floor = e
 	}
-	return spans
+	// A prompt still being drawn at to (its B not come yet) is cut to
+	// to.
+	last := int64(-1)
+	for _, a := range d.promptStarts {
+		if a >= floor && a < to {
+			last = a
+		}
+	}
+	if last < 0 {
+		return spans
+	}
+	for _, m := range d.marks {
+		if (m.Kind == MarkDone || m.Kind == MarkCommand) && m.Off >= last && m.Off < to {
+			return spans
+		}
+	}
+	return append(spans, PromptSpan{Start: last, End: to})
 }

@@ -225,4 +225,8 @@ func TestPromptSpans(t *testing.T) {
 	if got := d.PromptSpans(a1+1, e2); !slices.Equal(got, []PromptSpan{{-1, e1}, {a2 + 1, e2}}) {
 		t.Fatalf("from inside the first prompt: %+v", got)
 	}
+	// A redraw still being drawn where the range ends.
+	if got := d.PromptSpans(e1, e2-3); !slices.Equal(got, []PromptSpan{{a2 + 1, e2 - 3}}) {
+		t.Fatalf("to inside a redraw: %+v", got)
+	}
 }
