@@ -4,3 +4,13 @@ package session
 var RemoteBootstrap = remoteBootstrap
 
 const MaxBootstrap = maxBootstrap
+
+// HookPrintsNoC reports whether s's hook said it prints no C marks.
+func HookPrintsNoC(s *Session) bool { return s.hookPrintsNoC() }
+
+// HookMarksNoPromptEnd reports whether s's hook said no B mark will come.
+func HookMarksNoPromptEnd(s *Session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.det.NoB()
+}

@@ -100,6 +100,11 @@ func (s *Session) hookErrorLocked(from int64) string {
 // shell that is visibly still running its startup files.
 const startupMax = 30 * time.Second
 
+// startupGrace is how long open waits for the hook once startup files that
+// ran past the ready timeout have ended: the shell is between its rc file
+// and its first prompt.
+const startupGrace = time.Second
+
 // readyPoll is how often waitReady looks at the shell while its hook has
 // not reported.
 const readyPoll = 10 * time.Millisecond
@@ -121,6 +126,7 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 	poll := time.NewTicker(readyPoll)
 	defer poll.Stop()
 	ctxDone := false
+	extended, graced := false, false // past d while the startup files ran; the grace after
 	for {
 		s.mu.Lock()
 		done, lost := s.ready || s.exited || s.hookless, s.hookLost != ""
@@ -160,8 +166,22 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 				// The shell still runs its startup files (conda, nvm, a
 				// cold compinit): the hook is not late, the rc file is.
 				deadline.Reset(readyPoll)
+				extended = true
 				continue
 			}
+			if extended && !graced {
+				// The startup files have just ended: the rest of the rc
+				// file and the first prompt follow (on a loaded machine
+				// the kernel said "waits" there before the shell printed
+				// anything); the prompt without a D says "broken" above.
+				graced = true
+				deadline.Reset(startupGrace)
+				continue
+			}
+			// The shell has printed its first prompt, D mark included,
+			// and waits; on a loaded machine the reader may not have
+			// taken that output from the kernel yet.
+			s.catchUp(ctx)
 			s.mu.Lock()
 			if !s.ready && !s.exited && s.hookLost == "" {
 				s.loseHookLocked(fmt.Sprintf("did not report within %v of the start", d), s.hookErrorLocked(0))

@@ -830,6 +830,7 @@ func (s *Session) renderEarlier(from, to int64, drop []string, prompt string) *E
 	s.mu.Lock()
 	b, gone := s.ring.AppendRange(nil, from, to)
 	first := s.lines.LineAt(max(from, s.ring.Start()))
+	b = s.cutPromptsLocked(b, max(from, s.ring.Start()), to) // redraw.go
 	secrets := s.secrets
 	rows := s.size.Rows
 	if seed, nl := s.seedLocked(from); len(seed) > 0 && gone == 0 {

@@ -298,11 +298,11 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	switch {
 	case o.Nonce != "":
 		ready := s.waitReady(ctx, m.opts.ReadyTimeout)
-		if ready && (s.hookPrintsNoC() || !s.fish) {
+		if ready {
 			// The first prompt is not output either: wait (a little) for
 			// its B mark, so that a theme still drawing it (a two-line
-			// prompt, a git segment) does not come back as the first
-			// result's earlier. fish prints no B mark.
+			// prompt, a git segment, fish's right prompt) does not come
+			// back as the first result's earlier.
 			s.waitPromptDrawn(ctx, catchUpMax)
 		}
 		if !ready {

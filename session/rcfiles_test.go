@@ -554,3 +554,35 @@ func TestBrokenHookPersistent(t *testing.T) {
 		})
 	}
 }
+
+// TestReadonlyPS0SaysNoC: with a readonly PS0 bash prints no C marks, and
+// a D with no C before it ended a command only after 1 s of quiet, so
+// every command took a second (issue #30's timing target: its own runtime
+// plus 100 ms). The hook's D marks now say c=0, and the echo of the typed
+// line tells where the output starts, as for the POSIX shells. On the old
+// hook the session did not know (HookPrintsNoC false); how long a command
+// takes is BenchmarkRCCorpus's to say.
+func TestReadonlyPS0SaysNoC(t *testing.T) {
+	s := openRC(t, needProgram(t, "bash"), map[string]string{".bashrc": "PS0=''\nreadonly PS0\n"})
+	checkHooked(t, s)
+	if !session.HookPrintsNoC(s) {
+		t.Fatal("a bash with a readonly PS0 prints no C marks, and its D marks do not say so")
+	}
+	r := send(t, s, session.SendRequest{Text: "echo one; echo two"})
+	if r.Output != "one\ntwo" || r.Earlier != nil || r.Via != session.ViaExitCode {
+		t.Fatalf("output %q earlier %+v via %q", r.Output, r.Earlier, r.Via)
+	}
+}
+
+// TestReadonlyPS1SaysNoB: with a readonly PS1 the hook can mark no
+// prompt's end, and open waited its whole 250 ms for a B mark after the
+// first prompt (readonly-ps1 of the rc corpus: ready 274 ms, its floor
+// 7 ms). The hook now says so (133;P;b=0) and open does not wait (74 ms
+// on a loaded machine); on the old hook the session did not know.
+func TestReadonlyPS1SaysNoB(t *testing.T) {
+	s := openRC(t, needProgram(t, "bash"), map[string]string{".bashrc": "PS1='\\u@\\h:\\w\\$ '\nreadonly PS1\n"})
+	checkHooked(t, s)
+	if !session.HookMarksNoPromptEnd(s) {
+		t.Fatal("a bash with a readonly PS1 marks no prompt's end, and its hook did not say so")
+	}
+}

@@ -47,10 +47,11 @@ func remoteBootstrap(nonce string) (string, error) {
 	bashrc, zshenv = dropLineKeys(bashrc), dropLineKeys(zshenv)
 	bashrc, zshenv, shrc, fish = stripComments(bashrc), stripComments(zshenv), stripComments(shrc), stripComments(fish)
 	for _, f := range [][]byte{bashrc, zshenv, shrc, fish} {
-		if strings.ContainsRune(string(f), '\'') || strings.Contains(string(f), "\nTTYMUX_EOF\n") {
+		if strings.ContainsRune(string(f), '\'') || strings.Contains(string(f), "\nTTYMUX_EOF\n") || strings.Contains(string(f), bootAbbrev) {
 			return "", fmt.Errorf("shell integration file cannot be sent inside single quotes")
 		}
 	}
+	bashrc, zshenv, shrc, fish = abbreviate(bashrc), abbreviate(zshenv), abbreviate(shrc), abbreviate(fish)
 	// zsh's other startup files in ttymux's ZDOTDIR (integration.go).
 	// One loop, not a printf each: the bootstrap must fit Dropbear's
 	// 9000-byte exec limit. zshWrapper(f) is the line before " "+f.
@@ -62,13 +63,13 @@ func remoteBootstrap(nonce string) (string, error) {
 d=${TMPDIR:-/tmp}/ttymux.$$
 case ${s##*/} in
 bash)
-	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" --rcfile "$d/rc" -i
+	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && ` + bootExpand + ` >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" --rcfile "$d/rc" -i
 `)
 	b.Write(bashrc)
 	b.WriteString(`TTYMUX_EOF
 	;;
 zsh)
-	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && echo ` + nonce + ` >"$d/n" && cat >"$d/zsh/.zshenv"` + wrappers + `) <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
+	(umask 077 && mkdir "$d" && mkdir "$d/zsh" && echo ` + nonce + ` >"$d/n" && ` + bootExpand + ` >"$d/zsh/.zshenv"` + wrappers + `) <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_ZDOTDIR="${ZDOTDIR:-}" ZDOTDIR="$d/zsh" TTYMUX_RMDIR="$d" exec "$s" -l
 `)
 	b.Write(zshenv)
 	// ash, dash, mksh: ENV, read by an interactive POSIX shell, loads
@@ -77,14 +78,14 @@ zsh)
 	b.WriteString(`TTYMUX_EOF
 	;;
 ash|dash|mksh|ksh|sh)
-	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_ENV="${ENV:-}" ENV="$d/rc" TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" -i
+	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && ` + bootExpand + ` >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_ENV="${ENV:-}" ENV="$d/rc" TTYMUX_NONCE_FILE="$d/n" TTYMUX_LOGIN=1 TTYMUX_RMDIR="$d" exec "$s" -i
 `)
 	b.Write(shrc)
 	// fish runs --init-command after the user's config.
 	b.WriteString(`TTYMUX_EOF
 	;;
 fish)
-	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && cat >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_RMDIR="$d" TTYMUX_RCFILE="$d/rc" exec "$s" -l --init-command "source \"\$TTYMUX_RCFILE\""
+	(umask 077 && mkdir "$d" && echo ` + nonce + ` >"$d/n" && ` + bootExpand + ` >"$d/rc") <<"TTYMUX_EOF" && TTYMUX_NONCE_FILE="$d/n" TTYMUX_RMDIR="$d" TTYMUX_RCFILE="$d/rc" exec "$s" -l --init-command "source \"\$TTYMUX_RCFILE\""
 `)
 	b.Write(fish)
 	// Any other shell, or no private directory: no hook loads, and the
@@ -100,6 +101,22 @@ printf "\033]133;N;%s;ttymux=` + nonce + `\007" "$r"
 exec "$s" -l
 '`)
 	return b.String(), nil
+}
+
+// bootAbbrev stands for "__ttymux_" (the prefix of every name the
+// integration files define, nearly 200 times in them) in the bootstrap,
+// and bootExpand, which writes each file on the remote host, puts it back:
+// the bootstrap must fit Dropbear's exec limit (maxBootstrap). No
+// integration file holds a "^"; not first in a basic regular expression,
+// it stands for itself.
+const (
+	bootAbbrev = "_^"
+	bootExpand = `sed "s/_^/__ttymux_/g"`
+)
+
+// abbreviate replaces "__ttymux_" in b with bootAbbrev.
+func abbreviate(b []byte) []byte {
+	return []byte(strings.ReplaceAll(string(b), "__ttymux_", bootAbbrev))
 }
 
 // maxBootstrap is the longest remote command the bootstrap may be:

@@ -295,7 +295,7 @@ func (s *Session) OpenNote() string { return s.openNote }
 func (s *Session) waitPromptDrawn(ctx context.Context, d time.Duration) {
 	s.waitFor(ctx, d, func() bool {
 		last, ok := s.det.Last()
-		if !ok || s.exited {
+		if !ok || s.exited || s.det.NoB() {
 			return true
 		}
 		_, drawn := s.det.PromptEndAfter(last.Off)

@@ -68,6 +68,10 @@ type Detector struct {
 	// apart from marks (and not counted) because they only say where a
 	// prompt ends, for moving the read cursor past it.
 	promptEnds []int64
+	// promptStarts: where the last A marks start, oldest first, kept
+	// like promptEnds: with them they say where a prompt was drawn (or
+	// redrawn) in full (PromptSpans).
+	promptStarts []int64
 
 	// noC: the last D mark said the hook prints no C marks ("c=0": a
 	// POSIX shell's PS1 hook, which has nothing to run when a command
@@ -80,6 +84,9 @@ type Detector struct {
 	// shell: the shell the hook runs in, when it said (fish does: its
 	// syntax differs).
 	shell string
+	// noB: the hook said it marks no prompt's end ("133;P;b=0": bash
+	// with a readonly PS1).
+	noB bool
 
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
@@ -136,6 +143,10 @@ func (d *Detector) HooklessEnd() int64 { return d.hooklessEnd }
 // Shell returns the shell the hook said it runs in ("133;P;shell=fish"),
 // or "".
 func (d *Detector) Shell() string { return d.shell }
+
+// NoB reports whether the hook said it marks no prompt's end (a readonly
+// PS1): nothing need wait for a B mark.
+func (d *Detector) NoB() bool { return d.noB }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -266,13 +277,15 @@ func (d *Detector) osc(off, end int64) {
 			d.hookless, d.hooklessEnd = string(v) == "none", end
 		case "shell":
 			d.shell = string(v)
+		case "b":
+			d.noB = string(v) == "0"
 		}
 		return
 	case MarkPromptEnd:
-		if len(d.promptEnds) == maxMarks {
-			d.promptEnds = append(d.promptEnds[:0], d.promptEnds[maxMarks/2:]...)
-		}
-		d.promptEnds = append(d.promptEnds, end)
+		d.promptEnds = appendBounded(d.promptEnds, end)
+		return
+	case MarkPromptStart:
+		d.promptStarts = appendBounded(d.promptStarts, off)
 		return
 	case MarkDone:
 		// "D;<status>;ttymux=<nonce>", or "D;<status>;c=0;ttymux=<nonce>"
@@ -296,7 +309,7 @@ func (d *Detector) osc(off, end int64) {
 			d.count++
 		}
 		return
-	case MarkPromptStart, MarkCommand:
+	case MarkCommand:
 	default:
 		return
 	}
@@ -360,4 +373,65 @@ func (d *Detector) Last() (Mark, bool) {
 		return Mark{}, false
 	}
 	return d.marks[len(d.marks)-1], true
+}
+
+// appendBounded appends off to offs, keeping the newest half when offs
+// holds maxMarks.
+func appendBounded(offs []int64, off int64) []int64 {
+	if len(offs) == maxMarks {
+		offs = append(offs[:0], offs[maxMarks/2:]...)
+	}
+	return append(offs, off)
+}
+
+// A PromptSpan is a prompt the hook marked: from its A mark (Start, or -1
+// when no A mark of it lies in the range asked about) to past its B mark.
+type PromptSpan struct{ Start, End int64 }
+
+// PromptSpans returns the prompts drawn, or drawn again, within [from,
+// to): each B mark ending there, with the A mark before it that is not
+// before from, before the previous span's B or before a C or D mark. A
+// shell redraws its prompt in full (a theme's clock, zle reset-prompt,
+// fish's repaint, a job notice) with both marks; readline may redraw only
+// the prompt's last line, with the B alone. A last A with no B before to
+// is a prompt still being drawn: its span ends at to. None of it is a
+// command's output.
+func (d *Detector) PromptSpans(from, to int64) []PromptSpan {
+	var spans []PromptSpan
+	floor := from // an A before it belongs to an earlier span or command
+	for _, e := range d.promptEnds {
+		if e <= from || e > to {
+			continue
+		}
+		for _, m := range d.marks {
+			if (m.Kind == MarkDone || m.Kind == MarkCommand) && m.Off >= floor && m.End <= e {
+				floor = m.End
+			}
+		}
+		start := int64(-1)
+		for _, a := range d.promptStarts {
+			if a >= floor && a < e {
+				start = a // the last A before the B
+			}
+		}
+		spans = append(spans, PromptSpan{Start: start, End: e})
+		floor = e
+	}
+	// A prompt still being drawn at to (its B not come yet) is cut to
+	// to.
+	last := int64(-1)
+	for _, a := range d.promptStarts {
+		if a >= floor && a < to {
+			last = a
+		}
+	}
+	if last < 0 {
+		return spans
+	}
+	for _, m := range d.marks {
+		if (m.Kind == MarkDone || m.Kind == MarkCommand) && m.Off >= last && m.Off < to {
+			return spans
+		}
+	}
+	return append(spans, PromptSpan{Start: last, End: to})
 }

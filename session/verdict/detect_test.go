@@ -146,6 +146,7 @@ func TestDetectorAgreesWithTermseq(t *testing.T) {
 	found := 0
 	for _, c := range seqtest.Corpus {
 		var want []Mark
+		var wantStarts []int64
 		wantPaste, wantCursor := false, false
 		segs := seqtest.Segments(termseq.Scanner{}, []byte(c.In))
 		for k, s := range segs {
@@ -161,6 +162,11 @@ func TestDetectorAgreesWithTermseq(t *testing.T) {
 				}
 				if k+1 < len(segs) && segs[k+1].Bytes == "\x1b\\" {
 					m.End += 2
+				}
+				if m.Kind == MarkPromptStart {
+					// Kept apart, where it starts (PromptSpans).
+					wantStarts = append(wantStarts, m.Off)
+					continue
 				}
 				want = append(want, m)
 			case termseq.CSI:
@@ -181,13 +187,46 @@ func TestDetectorAgreesWithTermseq(t *testing.T) {
 			d := NewDetector("n1", 0)
 			d.Write([]byte(c.In[:split]))
 			d.Write([]byte(c.In[split:]))
-			if !slices.Equal(d.marks, want) || d.bracketedPaste != wantPaste || d.appCursor != wantCursor {
+			if !slices.Equal(d.marks, want) || !slices.Equal(d.promptStarts, wantStarts) || d.bracketedPaste != wantPaste || d.appCursor != wantCursor {
 				t.Fatalf("%s, split at %d: marks %+v paste %v cursor %v; want %+v %v %v", c.Name, split, d.marks, d.bracketedPaste, d.appCursor, want, wantPaste, wantCursor)
 			}
 		}
-		found += len(want)
+		found += len(want) + len(wantStarts)
 	}
 	if found < 3 {
 		t.Fatalf("the corpus has %d marks; the test needs some", found)
+	}
+}
+
+// TestPromptSpans: the prompts the hook marked in a range, each from its
+// A mark (or -1 without one) to past its B; an A before a C or D mark, or
+// before the range, belongs to nothing later.
+func TestPromptSpans(t *testing.T) {
+	mark := func(s string) string { return "\x1b]133;" + s + ";ttymux=n1\x07" }
+	var b strings.Builder
+	at := func() int64 { return int64(b.Len()) }
+	b.WriteString("out\r\n" + mark("D;0"))
+	a1 := at()
+	b.WriteString(mark("A") + "$ " + mark("B"))
+	e1 := at()
+	b.WriteString("job\r\n")
+	a2 := at()
+	b.WriteString("\r" + mark("A") + "$ " + mark("B")) // a redraw
+	e2 := at()
+	b.WriteString(mark("A") + "x\r\n" + mark("C") + "last line " + mark("B")) // an A before a C: not this B's
+	e3 := at()
+	d := NewDetector("n1", 0)
+	d.Write([]byte(b.String()))
+	got := d.PromptSpans(0, at())
+	want := []PromptSpan{{a1, e1}, {a2 + 1, e2}, {-1, e3}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("spans %+v, want %+v", got, want)
+	}
+	if got := d.PromptSpans(a1+1, e2); !slices.Equal(got, []PromptSpan{{-1, e1}, {a2 + 1, e2}}) {
+		t.Fatalf("from inside the first prompt: %+v", got)
+	}
+	// A redraw still being drawn where the range ends.
+	if got := d.PromptSpans(e1, e2-3); !slices.Equal(got, []PromptSpan{{a2 + 1, e2 - 3}}) {
+		t.Fatalf("to inside a redraw: %+v", got)
 	}
 }

@@ -1,0 +1,3 @@
+PS1='\u@\h:\w\$ '
+PS0=''
+readonly PS0
