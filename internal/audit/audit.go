@@ -130,6 +130,7 @@ type Log struct {
 	now     func() time.Time
 
 	mu   sync.Mutex // mu protects the following
+	lock *os.File   // path+".lock": the flock every writer takes first
 	f    *os.File
 	size int64  // the size of f after this Log's last write
 	prev string // the hash of f's last line as of size
@@ -159,7 +160,13 @@ func open(path string, maxSize int64) (*Log, error) {
 		return nil, fmt.Errorf("audit log directory: %w", err)
 	}
 	l := &Log{path: path, maxSize: maxSize, now: time.Now}
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open audit log's lock: %w", err)
+	}
+	l.lock = lock
 	if err := l.openFile(); err != nil {
+		_ = lock.Close() // the open error says why
 		return nil, err
 	}
 	return l, nil
@@ -317,10 +324,35 @@ func (l *Log) append(e Event) error {
 	return err
 }
 
-// lockShared takes the log's flock and, when another writer changed the
+// lockShared takes the log's locks and, when another writer changed the
 // file since this Log's last write (it appended, or rotated it away),
 // catches up with it. l.mu is held.
+//
+// The lock file (path+".lock") is never rotated, so writers queue on it
+// however often the log is replaced: locking the log file alone let one
+// writer starve, finding the file it had waited for rotated away each time
+// (TestVerifyIntact/two_writers). The log file's own flock is taken too, for
+// writers of older versions that lock only it.
 func (l *Log) lockShared() (unlock func(), err error) {
+	if l.lock == nil {
+		return nil, errors.New("audit log: closed")
+	}
+	if err := privdir.Flock(l.lock, unix.LOCK_EX); err != nil {
+		return nil, fmt.Errorf("lock audit log: %w", err)
+	}
+	unlockFile, err := l.lockFile()
+	if err != nil {
+		_ = privdir.Flock(l.lock, unix.LOCK_UN)
+		return nil, err
+	}
+	return func() {
+		unlockFile()
+		_ = privdir.Flock(l.lock, unix.LOCK_UN)
+	}, nil
+}
+
+// lockFile takes the log file's flock, following it when it was rotated.
+func (l *Log) lockFile() (unlock func(), err error) {
 	for range 3 {
 		if err := privdir.Flock(l.f, unix.LOCK_EX); err != nil {
 			return nil, fmt.Errorf("lock audit log: %w", err)
@@ -403,6 +435,10 @@ func (l *Log) Close() error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.lock != nil {
+		_ = l.lock.Close() // holds no data
+		l.lock = nil
+	}
 	if l.f == nil {
 		return nil
 	}
