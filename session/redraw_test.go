@@ -65,6 +65,15 @@ func TestPromptRedrawsAreNotEarlier(t *testing.T) {
 				r, err := s.Read(ctx, session.ReadRequest{Mode: "screen"})
 				return err == nil && tt.drawn.MatchString(r.Output)
 			})
+			if tt.earlier != "" {
+				// The screen can show what the log does not hold yet: the
+				// next send must be typed after it, or it is that send's
+				// own output and not earlier.
+				testwait.Until(t, tt.earlier+" in the log", 10*time.Second, func() bool {
+					b, _, _, _ := s.OutputFrom(0, 1<<20)
+					return strings.Contains(string(b), tt.earlier)
+				})
+			}
 			r := send(t, s, session.SendRequest{Text: "echo next"})
 			if r.Output != "next" || exitCode(r) != "0" {
 				t.Fatalf("echo next: output %q exit %s", r.Output, exitCode(r))
