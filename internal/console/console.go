@@ -261,6 +261,12 @@ type Session struct {
 	Cols       int    `json:"cols"`
 	Created    string `json:"created"`
 	Driven     bool   `json:"driven,omitempty"` // a person has taken it over
+	// LastOutput is when the session last printed (RFC 3339), where the
+	// source knows: the page shows the idle time.
+	LastOutput string `json:"last_output,omitempty"`
+	// Server says who holds the session: the agent, or which ttymux mcp
+	// server (and its MCP client), for ttymux web.
+	Server string `json:"server,omitempty"`
 }
 
 func (s *Server) list(ctx context.Context) ([]Session, error) {
@@ -426,7 +432,7 @@ func (s *Server) takeover(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		var err error
-		st, _, err = s.src.AttachTail(ctx, id, 0)
+		st, err = drive(ctx, s.src, id) // offer.go
 		cancel()
 		if err != nil {
 			code := http.StatusBadGateway
@@ -436,7 +442,6 @@ func (s *Server) takeover(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), code)
 			return
 		}
-		go io.Copy(io.Discard, st) // the output reaches the page by its own stream
 	}
 	s.mu.Lock()
 	s.drivers[id] = p
