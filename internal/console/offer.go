@@ -90,12 +90,12 @@ type ServerInfo struct {
 }
 
 type offerReply struct {
-	Error     string     `json:"error,omitempty"`
-	NoSession bool       `json:"no_session,omitempty"`
+	Error     string      `json:"error,omitempty"`
+	NoSession bool        `json:"no_session,omitempty"`
 	Server    *ServerInfo `json:"server,omitempty"`
-	Sessions  []Session  `json:"sessions,omitempty"`
-	Attached  []string   `json:"attached,omitempty"`
-	Session   *Session   `json:"session,omitempty"`
+	Sessions  []Session   `json:"sessions,omitempty"`
+	Attached  []string    `json:"attached,omitempty"`
+	Session   *Session    `json:"session,omitempty"`
 }
 
 // Frame kinds.
