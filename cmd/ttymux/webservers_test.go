@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -182,6 +186,41 @@ sys.stdout.buffer.write(b"\n---\n".join(res) + b"\n---done\n")
 		})
 		checkProbeRefused(t, r, b, mark, "runs inside a session")
 	})
+	t.Run("a fake server", func(t *testing.T) {
+		// python3 on a server's socket, offering a session: the console
+		// shows nothing of it (and would type nothing into it).
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			t.Skip("python3 not found")
+		}
+		cmd := exec.Command(py, "-c", `
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(os.path.join(sys.argv[1], "mcp-%d.sock" % os.getpid())); s.listen(4)
+while True:
+    c, _ = s.accept()
+    c.recv(65536)
+    c.sendall(b'{"server":{"pid":1},"sessions":[{"id":"s1","name":"fake","transport":"local","command":"sh","state":"prompt","clients":0,"rows":24,"cols":80,"created":"2026-01-01T00:00:00Z"}]}\n')
+    c.close()
+`, r.dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		waitSocket(t, console.OfferPath(r.dir, cmd.Process.Pid))
+		v := &console.Servers{Dir: r.dir}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		l, _ := v.List(ctx)
+		for _, s := range l {
+			if s.Name == "fake" {
+				t.Fatalf("the console lists a fake server's session: %+v", s)
+			}
+		}
+		if why := v.Untrusted()[cmd.Process.Pid]; !strings.Contains(why, "not this ttymux binary") {
+			t.Fatalf("the fake server is not reported: %q", why)
+		}
+	})
 	t.Run("the console", func(t *testing.T) {
 		v := &console.Servers{Dir: r.dir}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -208,4 +247,145 @@ sys.stdout.buffer.write(b"\n---\n".join(res) + b"\n---done\n")
 		}
 		testwait.Until(t, "the console's keys to run", humanWait, func() bool { _, err := os.Stat(mark); return err == nil })
 	})
+}
+
+// webRig is the built ttymux web and the stdio servers a test starts, as
+// a user runs them, sharing one private runtime directory.
+type webRig struct {
+	bin, runtime string
+	env          []string
+	url          string // the URL ttymux web printed
+	base         string // its origin
+	token        string
+	webErr       *syncBuffer
+}
+
+func newWebRig(t *testing.T, env ...string) *webRig {
+	t.Helper()
+	r := &webRig{bin: ttymuxBinary(t), runtime: shortTempDir(t)}
+	r.env = append(append(testEnv(t, r.runtime), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir()), env...)
+	return r
+}
+
+// startWeb starts ttymux web and reads the URL it prints.
+func (r *webRig) startWeb(t *testing.T) {
+	t.Helper()
+	web := exec.Command(r.bin, "web")
+	web.Env = r.env
+	r.webErr = &syncBuffer{}
+	web.Stderr = r.webErr
+	out, err := web.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := web.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Process.Signal(syscall.SIGTERM); web.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
+		t.Fatalf("ttymux web printed %q (%v)\n%s", line, err, r.webErr.String())
+	}
+	r.url = strings.TrimSpace(line)
+	base, tok, _ := strings.Cut(r.url, "/?token=")
+	r.base, r.token = base, tok
+}
+
+// webServer is one ttymux mcp stdio server and its client.
+type webServer struct {
+	cmd *exec.Cmd
+	cs  *mcp.ClientSession
+	err *syncBuffer
+}
+
+// startServer starts ttymux mcp -no-agent for a client called client.
+func (r *webRig) startServer(t *testing.T, client string) *webServer {
+	t.Helper()
+	s := &webServer{cmd: exec.Command(r.bin, "mcp", "-no-agent"), err: &syncBuffer{}}
+	s.cmd.Env = r.env
+	s.cmd.Stderr = s.err
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1.0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: s.cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, s.err.String())
+	}
+	s.cs = cs
+	t.Cleanup(func() { cs.Close() })
+	return s
+}
+
+// sessions is ttymux web's list, as a page gets it.
+func (r *webRig) sessions(t *testing.T) []console.Session {
+	t.Helper()
+	req, _ := http.NewRequest("GET", r.base+"/api/sessions", nil)
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var l []console.Session
+	if err := json.NewDecoder(resp.Body).Decode(&l); err != nil {
+		t.Fatalf("the list: %v", err)
+	}
+	return l
+}
+
+// row waits until ttymux web lists a session named name and returns it.
+func (r *webRig) row(t *testing.T, name string) console.Session {
+	t.Helper()
+	var row console.Session
+	testwait.Until(t, "ttymux web to list "+name, humanWait, func() bool {
+		for _, s := range r.sessions(t) {
+			if s.Name == name {
+				row = s
+				return true
+			}
+		}
+		return false
+	})
+	return row
+}
+
+// TestWebFindsServers: ttymux web lists the sessions of stdio servers,
+// whichever started first, and follows them as they come and go: a
+// console started after a server finds it; a server started after the
+// console appears; a server that exits leaves the list, and its socket
+// is gone.
+func TestWebFindsServers(t *testing.T) {
+	r := newWebRig(t)
+	a := r.startServer(t, "client-a")
+	var early OpenOut
+	if res := call(t, a.cs, "open_local", map[string]any{"name": "early"}, &early); res.IsError {
+		t.Fatalf("open_local: %s", resultText(res))
+	}
+	r.startWeb(t)
+	pidA := a.cmd.Process.Pid
+	row := r.row(t, "early")
+	if row.ID != early.ID+"@"+strconv.Itoa(pidA) || row.Transport != "local" || !strings.Contains(row.Server, "pid "+strconv.Itoa(pidA)+" (client-a 1.0)") || row.LastOutput == "" {
+		t.Fatalf("the row of a server started first: %+v", row)
+	}
+	b := r.startServer(t, "client-b")
+	var late OpenOut
+	call(t, b.cs, "open_local", map[string]any{"name": "late"}, &late)
+	if row := r.row(t, "late"); !strings.Contains(row.Server, "client-b") {
+		t.Fatalf("the row of a server started later: %+v", row)
+	}
+	a.cs.Close() // the client goes: its server exits
+	a.cmd.Wait()
+	testwait.Until(t, "the exited server's session to leave the list", humanWait, func() bool {
+		for _, s := range r.sessions(t) {
+			if s.Name == "early" {
+				return false
+			}
+		}
+		return true
+	})
+	if _, err := os.Lstat(console.OfferPath(filepath.Join(r.runtime, "ttymux"), pidA)); err == nil {
+		t.Fatal("the exited server left its socket")
+	}
+	if l := r.sessions(t); len(l) != 1 || l[0].Name != "late" {
+		t.Fatalf("the list after one server left: %+v", l)
+	}
 }

@@ -516,7 +516,11 @@ func (v *Servers) dial(ctx context.Context, pid int, req offerRequest) (*net.Uni
 		return nil, nil, offerReply{}, fmt.Errorf("server pid %d: %w", pid, errGone)
 	}
 	uc := nc.(*net.UnixConn)
-	if _, err := CheckPeer(uc); err != nil {
+	peer, err := CheckPeer(uc)
+	if err == nil && peer != pid {
+		err = &UntrustedError{PID: peer, Why: fmt.Sprintf("it listens on the socket of pid %d", pid)}
+	}
+	if err != nil {
 		_ = uc.Close() // nothing was sent
 		v.mu.Lock()
 		if v.refused == nil {
