@@ -389,3 +389,38 @@ func TestWebFindsServers(t *testing.T) {
 		t.Fatalf("the list after one server left: %+v", l)
 	}
 }
+
+// TestDoctorConsole: doctor's console line says whether a console is
+// open, whether a server would trust it (python3 on its socket: a
+// warning saying why), and how many servers offer it sessions.
+func TestDoctorConsole(t *testing.T) {
+	r := newWebRig(t)
+	console1 := func(want ...string) {
+		t.Helper()
+		got, out, _ := runDoctor(t, r.bin, r.env)
+		wantLines(t, got, out, map[string][]string{"console": want})
+	}
+	console1(statusOK, "not open", "0 server(s) offer it 0 session(s)")
+	srv := r.startServer(t, "client-a")
+	call(t, srv.cs, "open_local", map[string]any{"name": "one"}, nil)
+	if py, err := exec.LookPath("python3"); err == nil {
+		sock := filepath.Join(r.runtime, "ttymux", console.SocketName)
+		fake := exec.Command(py, "-c", `
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+while True:
+    c, _ = s.accept(); c.close()
+`, sock)
+		if err := fake.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitSocket(t, sock)
+		console1(statusWarn, "not trusted", "not this ttymux binary", "1 server(s) offer it 1 session(s)")
+		fake.Process.Kill()
+		fake.Wait()
+		os.Remove(sock)
+	}
+	r.startWeb(t)
+	waitSocket(t, filepath.Join(r.runtime, "ttymux", console.SocketName))
+	console1(statusOK, "ttymux web is open", "trusted", "1 server(s) offer it 1 session(s)")
+}

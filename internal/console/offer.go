@@ -450,8 +450,9 @@ type Servers struct {
 	Dir    string
 	Logger *slog.Logger
 
-	mu      sync.Mutex     // mu protects the following
-	refused map[int]string // servers not trusted, logged once
+	mu        sync.Mutex     // mu protects the following
+	refused   map[int]string // servers not trusted, logged once
+	refusedBy map[int]string // servers that did not trust this process
 }
 
 // Offered is what one server offers.
@@ -554,6 +555,14 @@ func (v *Servers) dial(ctx context.Context, pid int, req offerRequest) (*net.Uni
 	}
 	if r.Error != "" {
 		_ = uc.Close()
+		if strings.HasPrefix(r.Error, "not trusted") {
+			v.mu.Lock()
+			if v.refusedBy == nil {
+				v.refusedBy = map[int]string{}
+			}
+			v.refusedBy[pid] = r.Error
+			v.mu.Unlock()
+		}
 		err := fmt.Errorf("server pid %d: %s", pid, r.Error)
 		if r.NoSession {
 			err = fmt.Errorf("%w (%v)", transport.ErrNoSession, err)
@@ -571,6 +580,18 @@ func (v *Servers) Untrusted() map[int]string {
 	defer v.mu.Unlock()
 	out := make(map[int]string, len(v.refused))
 	for k, x := range v.refused {
+		out[k] = x
+	}
+	return out
+}
+
+// RefusedBy returns the servers that did not trust this process (it runs
+// inside a session: ttymux doctor started by the AI), by pid, with why.
+func (v *Servers) RefusedBy() map[int]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[int]string, len(v.refusedBy))
+	for k, x := range v.refusedBy {
 		out[k] = x
 	}
 	return out
