@@ -27,7 +27,7 @@ import (
 // reach the shell or the device, and the model's next read says a person
 // typed; give back makes the page read-only again.
 func TestWebServersInChromium(t *testing.T) {
-	ctx := browserSized(t, 1280, 860)
+	ctx := browserSized(t, 1480, 860) // the list has two more columns
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	home := t.TempDir()
 	known := filepath.Join(home, ".ssh", "known_hosts")
