@@ -162,3 +162,22 @@ func TestOfferProtocol(t *testing.T) {
 		t.Fatal("Close left the socket")
 	}
 }
+
+// BenchmarkOfferList is what ttymux web pays per server each time it
+// refreshes a watched list (twice a second): a connection, both peer
+// checks, a request and its answer.
+func BenchmarkOfferList(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "rt")
+	of, err := ListenOffer(OfferPath(dir, os.Getpid()), OfferOptions{Source: &scripted{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer of.Close()
+	v := &Servers{Dir: dir}
+	ctx := context.Background()
+	for b.Loop() {
+		if l, _ := v.List(ctx); len(l) != 1 {
+			b.Fatalf("list = %+v", l)
+		}
+	}
+}
