@@ -301,7 +301,13 @@ type webServer struct {
 // startServer starts ttymux mcp -no-agent for a client called client.
 func (r *webRig) startServer(t *testing.T, client string) *webServer {
 	t.Helper()
-	s := &webServer{cmd: exec.Command(r.bin, "mcp", "-no-agent"), err: &syncBuffer{}}
+	return r.startServerArgs(t, client, "-no-agent")
+}
+
+// startServerArgs starts ttymux mcp with args for a client called client.
+func (r *webRig) startServerArgs(t *testing.T, client string, args ...string) *webServer {
+	t.Helper()
+	s := &webServer{cmd: exec.Command(r.bin, append([]string{"mcp"}, args...)...), err: &syncBuffer{}}
 	s.cmd.Env = r.env
 	s.cmd.Stderr = s.err
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -387,6 +393,35 @@ func TestWebFindsServers(t *testing.T) {
 	}
 	if l := r.sessions(t); len(l) != 1 || l[0].Name != "late" {
 		t.Fatalf("the list after one server left: %+v", l)
+	}
+
+	// A server with the agent: its persistent session is the agent's,
+	// listed once, saying which server uses it.
+	t.Cleanup(func() {
+		stop := exec.Command(filepath.Join(filepath.Dir(r.bin), "ttymux-agent"), "stop", "--force")
+		stop.Env = r.env
+		_ = stop.Run() // best effort
+	})
+	c := r.startServerArgs(t, "client-c")
+	var kept OpenOut
+	if res := call(t, c.cs, "open_local", map[string]any{"name": "kept", "persistent": true}, &kept); res.IsError || !kept.Persistent {
+		t.Fatalf("open_local persistent: %s\n%s", resultText(res), c.err.String())
+	}
+	testwait.Until(t, "the agent's session to say which server uses it", humanWait, func() bool {
+		row := r.row(t, "kept")
+		return strings.Contains(row.Server, "agent; used by ttymux mcp, pid "+strconv.Itoa(c.cmd.Process.Pid)+" (client-c 1.0)")
+	})
+	n := 0
+	for _, s := range r.sessions(t) {
+		if s.Name == "kept" {
+			n++
+			if s.ID != kept.ID {
+				t.Fatalf("the agent's session is listed as %q, want %q", s.ID, kept.ID)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the agent's session is listed %d times", n)
 	}
 }
 
