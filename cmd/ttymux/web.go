@@ -43,7 +43,7 @@ const webPoll = 500 * time.Millisecond
 // cmdWeb implements "ttymux web": the console on a loopback address until
 // interrupted. The URL, with its one token, is the first line it prints.
 func cmdWeb(args []string, stdout, stderr io.Writer) int {
-	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent and the ttymux mcp servers\nhold, live, with take-over;\nthe commands ttymux servers hold for you (policy no_elicitation = \"console\") and the\npasswords they ask for; the audit log.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
+	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent and your ttymux mcp\nservers hold, live, with take-over; the commands ttymux servers hold for you (policy\nno_elicitation = \"console\") and the passwords they ask for; the audit log.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "the address to serve on (a loopback address; port 0 picks a free one)")
 	if !parseArgs(fs, args, 0) {
 		return 2
