@@ -358,7 +358,9 @@ func (r *webRig) row(t *testing.T, name string) console.Session {
 // whichever started first, and follows them as they come and go: a
 // console started after a server finds it; a server started after the
 // console appears; a server that exits leaves the list, and its socket
-// is gone.
+// is gone; a killed one too (the console removes its socket). A server
+// with the agent: its persistent session is listed once, as the
+// agent's, saying which server uses it.
 func TestWebFindsServers(t *testing.T) {
 	r := newWebRig(t)
 	a := r.startServer(t, "client-a")
@@ -378,8 +380,7 @@ func TestWebFindsServers(t *testing.T) {
 	if row := r.row(t, "late"); !strings.Contains(row.Server, "client-b") {
 		t.Fatalf("the row of a server started later: %+v", row)
 	}
-	a.cs.Close() // the client goes: its server exits
-	a.cmd.Wait()
+	a.cs.Close() // the client goes: its server exits (Close waits for it)
 	testwait.Until(t, "the exited server's session to leave the list", humanWait, func() bool {
 		for _, s := range r.sessions(t) {
 			if s.Name == "early" {
@@ -394,6 +395,15 @@ func TestWebFindsServers(t *testing.T) {
 	if l := r.sessions(t); len(l) != 1 || l[0].Name != "late" {
 		t.Fatalf("the list after one server left: %+v", l)
 	}
+	// Killed, a server leaves its socket behind: the console skips it,
+	// and removes it once no process has that pid.
+	pidB := b.cmd.Process.Pid
+	b.cmd.Process.Kill()
+	b.cs.Close() // reaps it: a zombie still has its pid
+	testwait.Until(t, "a killed server's session to leave the list, and its socket", humanWait, func() bool {
+		_, err := os.Lstat(console.OfferPath(filepath.Join(r.runtime, "ttymux"), pidB))
+		return len(r.sessions(t)) == 0 && err != nil
+	})
 
 	// A server with the agent: its persistent session is the agent's,
 	// listed once, saying which server uses it.
