@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/internal/serialtest"
 	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/internal/testwait"
@@ -25,7 +26,8 @@ import (
 // result to the row is logged); the model's output appears in the page's
 // terminal; a person takes each over in Chromium and types, the keys
 // reach the shell or the device, and the model's next read says a person
-// typed; give back makes the page read-only again.
+// typed; the local shell follows the browser's size while driven and
+// gets its own back; give back makes the page read-only again.
 func TestWebServersInChromium(t *testing.T) {
 	ctx := browserSized(t, 1480, 860) // the list has two more columns
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
@@ -78,6 +80,21 @@ func TestWebServersInChromium(t *testing.T) {
 	}
 	shot(t, ctx, "console-web-servers.png")
 
+	// sized waits until id's row satisfies ok.
+	sized := func(id string, ok func(console.Session) bool) {
+		t.Helper()
+		var last console.Session
+		testwait.Until(t, "the size of "+id, humanWait, func() bool {
+			for _, s := range r.sessions(t) {
+				if s.ID == id+"@"+strconv.Itoa(pid) {
+					last = s
+					return ok(s)
+				}
+			}
+			return false
+		})
+		t.Logf("%s: %d×%d", id, last.Cols, last.Rows)
+	}
 	// drive opens id's page, sees want, takes it over, types keys, sees
 	// after, gives it back.
 	drive := func(id, want, keys, after string, keysArrived func()) {
@@ -94,11 +111,19 @@ func TestWebServersInChromium(t *testing.T) {
 			keysArrived()
 		}
 		waitScreen(t, ctx, after)
+		if id == shell {
+			// The shell follows the browser's size while the person
+			// drives, and gets its own back when they give it back.
+			sized(id, func(s console.Session) bool { return s.Cols != 120 || s.Rows != 40 })
+		}
 		if id == box {
 			shot(t, ctx, "console-web-ssh.png")
 		}
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("give")), chromedp.WaitVisible(chromedp.ID("take"))); err != nil {
 			t.Fatal(err)
+		}
+		if id == shell {
+			sized(id, func(s console.Session) bool { return s.Cols == 120 && s.Rows == 40 })
 		}
 		rd := personRead(t, srv.cs, id)
 		if !strings.Contains(rd.Note, "a person typed in this terminal") {
