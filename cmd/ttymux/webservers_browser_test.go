@@ -96,8 +96,9 @@ func TestWebServersInChromium(t *testing.T) {
 		t.Logf("%s: %d×%d", id, last.Cols, last.Rows)
 	}
 	// drive opens id's page, sees want, takes it over, types keys, sees
-	// after, gives it back.
-	drive := func(id, want, keys, after string, keysArrived func()) {
+	// after, gives it back; the model's next read says a person typed,
+	// with note.
+	drive := func(id, want, keys, after, note string, keysArrived func()) {
 		t.Helper()
 		row := chromedp.CSS(`tr[data-id="` + id + "@" + strconv.Itoa(pid) + `"] a`)
 		if err := chromedp.Do(ctx, chromedp.Navigate(r.base+"/"), chromedp.WaitVisible(row), chromedp.Click(row), chromedp.WaitVisible(chromedp.CSS(".xterm-screen"))); err != nil {
@@ -126,14 +127,14 @@ func TestWebServersInChromium(t *testing.T) {
 			sized(id, func(s console.Session) bool { return s.Cols == 120 && s.Rows == 40 })
 		}
 		rd := personRead(t, srv.cs, id)
-		if !strings.Contains(rd.Note, "a person typed in this terminal") {
+		if !strings.Contains(rd.Note, "a person typed in this terminal") || !strings.Contains(rd.Note, note) {
 			t.Fatalf("the model's read after the person typed in %s: %+v", id, rd)
 		}
 	}
-	drive(shell, "model-6", "echo person-$((6*7))\r", "person-42", nil)
-	drive(box, "web1$", "echo over-ssh-$((6*7))\r", "over-ssh-42", nil)
+	drive(shell, "model-6", "echo person-$((6*7))\r", "person-42", `ran "echo person-$((6*7))"`, nil)
+	drive(box, "web1$", "echo over-ssh-$((6*7))\r", "over-ssh-42", `ran "echo over-ssh-$((6*7))"`, nil)
 	got := watch(dev.Master)
-	drive(board, "board login:", "root\r", "Password:", func() {
+	drive(board, "board login:", "root\r", "Password:", "Password:", func() {
 		got.waitFor(t, "the device", "root\r")
 		dev.Write(t, "root\r\nPassword: ")
 	})
