@@ -1,7 +1,8 @@
 // Package console serves the human's window on ttymux: a page on 127.0.0.1
-// listing every session the user's agent holds, updating live, and for
-// each a live terminal (xterm.js, embedded) that opens read-only and can be
-// taken over to type, then given back.
+// listing every session the user's agent holds, and those the user's
+// ttymux servers offer over their sockets (offer.go, servers.go), updating
+// live, and for each a live terminal (xterm.js, embedded) that opens
+// read-only and can be taken over to type, then given back.
 //
 // Access: a random 128-bit token, given once in the URL the server prints,
 // is traded for an HttpOnly, SameSite=Strict cookie on the first visit;
