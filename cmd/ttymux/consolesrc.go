@@ -5,9 +5,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"slices"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
@@ -43,9 +50,13 @@ func sessionRow(s *session.Session) console.Session {
 	if in.ExitCode != nil {
 		st = fmt.Sprintf("exited (%d)", *in.ExitCode)
 	}
+	// To the second, so that an idle session's row stays the same from
+	// one look to the next (the page is sent only what changed).
+	last := time.Now().Add(-time.Duration(in.IdleMS) * time.Millisecond).Truncate(time.Second)
 	return console.Session{
 		ID: in.ID, Name: in.Name, Transport: in.Transport, Host: host, Command: in.Command,
 		State: st, Foreground: in.Foreground, Rows: in.Rows, Cols: in.Cols, Created: in.Created,
+		LastOutput: last.UTC().Format(time.RFC3339),
 	}
 }
 
@@ -66,6 +77,16 @@ func (a managerSource) AttachTail(_ context.Context, id string, tail int64) (con
 	return &sessionStream{s: s, off: max(s.OutputEnd()-tail, 0), done: make(chan struct{})}, sessionRow(s), nil
 }
 
+// Drive types into id without following its output (the console's
+// take-over: the page follows the output through its own stream).
+func (a managerSource) Drive(_ context.Context, id string) (console.Stream, error) {
+	s := a.find(id)
+	if s == nil {
+		return nil, fmt.Errorf("session %s: %w", id, transport.ErrNoSession)
+	}
+	return &sessionStream{s: s, driveOnly: true, done: make(chan struct{})}, nil
+}
+
 // streamTail is how much recent output a page that fell behind the log
 // gets to redraw from.
 const streamTail = 64 << 10
@@ -73,13 +94,18 @@ const streamTail = 64 << 10
 // sessionStream follows one session's output from off and types a
 // person's input into it.
 type sessionStream struct {
-	s    *session.Session
-	off  int64 // the next output byte to return; only Read touches it
-	once sync.Once
-	done chan struct{}
+	s   *session.Session
+	off int64 // the next output byte to return; only Read touches it
+	// driveOnly: Read returns io.EOF (console.Driver).
+	driveOnly bool
+	once      sync.Once
+	done      chan struct{}
 }
 
 func (st *sessionStream) Read(p []byte) (int, error) {
+	if st.driveOnly {
+		return 0, io.EOF
+	}
 	for {
 		ch := st.s.Changed() // before looking: no change is missed
 		b, next, lost, ended := st.s.OutputFrom(st.off, len(p))
@@ -125,4 +151,67 @@ func (st *sessionStream) Resize(ctx context.Context, sz transport.Size) error {
 func (st *sessionStream) Close() error {
 	st.once.Do(func() { close(st.done) })
 	return nil
+}
+
+// offerSource is what a server offers ttymux web (console.ListenOffer):
+// its own sessions, less those the local agent keeps, which the console
+// lists from the agent (Attached names them).
+type offerSource struct{ managerSource }
+
+// localKept reports whether the local agent keeps s (a remote agent's
+// sessions are "host/sN").
+func localKept(s *session.Session) bool {
+	_, _, remote := session.SplitID(s.ID())
+	return s.Persistent() && !remote
+}
+
+func (o offerSource) List(ctx context.Context) ([]console.Session, error) {
+	all, err := o.managerSource.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kept := map[string]bool{}
+	for _, id := range o.Attached() {
+		kept[id] = true
+	}
+	return slices.DeleteFunc(all, func(r console.Session) bool { return kept[r.ID] }), nil
+}
+
+// Attached names the local agent's sessions this server has attached.
+func (o offerSource) Attached() []string {
+	var out []string
+	for _, s := range o.m.Sessions() {
+		if localKept(s) {
+			out = append(out, s.ID())
+		}
+	}
+	return out
+}
+
+// startOffer offers the server's sessions to ttymux web on the server's
+// socket in the runtime directory (console.ListenOffer). A server that
+// cannot listen there still serves; the log says why. The returned
+// function stops offering.
+func startOffer(m *session.Manager, srv *mcp.Server, log *slog.Logger) func() {
+	src := offerSource{managerSource{m}}
+	of, err := console.ListenOffer(console.OfferPath(agentsock.Dir(), os.Getpid()), console.OfferOptions{
+		Source: src, Attached: src.Attached, Client: func() string { return clientName(srv) },
+		Logger: log.With("component", "console-offer"),
+	})
+	if err != nil {
+		log.Info("sessions not offered to ttymux web", "err", err)
+		return func() {}
+	}
+	return func() { _ = of.Close() } // best effort at exit
+}
+
+// clientName names the MCP client of srv's first session ("" before it
+// said who it is).
+func clientName(srv *mcp.Server) string {
+	for ss := range srv.Sessions() {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+			return strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version)
+		}
+	}
+	return ""
 }

@@ -69,7 +69,8 @@ const doctorUsage = `usage: ttymux doctor [--json]
 
 Check what ttymux needs on this machine: the shell (and, on a terminal,
 that ttymux's hook survives your startup files), the ttymux-agent binary
-and its socket directory, the ssh client and its configuration, the agents
+and its socket directory, the console (ttymux web) and the servers that
+offer it their sessions, the ssh client and its configuration, the agents
 for remote hosts, serial port permissions, the state directory, the policy,
 the audit log, and which configuration directories are in use. Each
 line says ok, warn or fail, and how to fix what is missing. Nothing is
@@ -143,6 +144,7 @@ func runChecks(ctx context.Context) []check {
 		agentBin,
 		checkSocketDir(),
 		checkAgentRunning(ctx),
+		checkConsole(ctx), // doctor_console.go
 		sshClient,
 		sshCfg,
 		known,

@@ -32,6 +32,9 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv(approvingConsoleEnv); sock != "" {
 		os.Exit(runApprovingConsole(sock))
 	}
+	if spec := os.Getenv(offerProbeEnv); spec != "" {
+		os.Exit(runOfferProbe(spec))
+	}
 	// HOME and every XDG directory private: no test (and no server it
 	// starts) reads the user's policy or writes the user's audit log.
 	testhome.Private()

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/transport/agent"
 )
@@ -35,10 +36,14 @@ func (a agentSource) AttachTail(ctx context.Context, id string, tail int64) (con
 	return conn, console.KeptRow(ks), nil
 }
 
+// webPoll is how often ttymux web looks at the sessions while a page
+// watches the list: a session a server opens shows within it.
+const webPoll = 500 * time.Millisecond
+
 // cmdWeb implements "ttymux web": the console on a loopback address until
 // interrupted. The URL, with its one token, is the first line it prints.
 func cmdWeb(args []string, stdout, stderr io.Writer) int {
-	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent holds, live, with take-over;\nthe commands ttymux servers hold for you (policy no_elicitation = \"console\") and the\npasswords they ask for; the audit log.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
+	fs, socket := agentFlags("web", "usage: ttymux web [--listen 127.0.0.1:PORT]\n\nServe the console on 127.0.0.1: every session the local agent and your ttymux mcp\nservers hold, live, with take-over; the commands ttymux servers hold for you (policy\nno_elicitation = \"console\") and the passwords they ask for; the audit log.\nThe first line printed is the URL to open (it carries the access token).\n\n", stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "the address to serve on (a loopback address; port 0 picks a free one)")
 	if !parseArgs(fs, args, 0) {
 		return 2
@@ -56,7 +61,11 @@ func cmdWeb(args []string, stdout, stderr io.Writer) int {
 	log := newLogger(stderr)
 	holds, auditLog := webHolds(stderr, log.With("component", "console"))
 	defer holds.Close()
-	cs := console.New(console.Options{Source: agentSource{&agent.Client{Socket: *socket}}, Logger: log.With("component", "console"), Holds: holds, AuditLog: auditLog})
+	// The agent's sessions and those every ttymux mcp server offers
+	// (console.Servers), looked at twice a second while a page watches.
+	servers := &console.Servers{Dir: agentsock.Dir(), Logger: log.With("component", "console")}
+	src := console.WithServers(agentSource{&agent.Client{Socket: *socket}}, servers)
+	cs := console.New(console.Options{Source: src, Logger: log.With("component", "console"), Holds: holds, AuditLog: auditLog, Poll: webPoll})
 	fmt.Fprintln(stdout, cs.URL(ln.Addr().String()))
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()

@@ -1,7 +1,8 @@
 // Package console serves the human's window on ttymux: a page on 127.0.0.1
-// listing every session the user's agent holds, updating live, and for
-// each a live terminal (xterm.js, embedded) that opens read-only and can be
-// taken over to type, then given back.
+// listing every session the user's agent holds, and those the user's
+// ttymux servers offer over their sockets (offer.go, servers.go), updating
+// live, and for each a live terminal (xterm.js, embedded) that opens
+// read-only and can be taken over to type, then given back.
 //
 // Access: a random 128-bit token, given once in the URL the server prints,
 // is traded for an HttpOnly, SameSite=Strict cookie on the first visit;
@@ -261,6 +262,12 @@ type Session struct {
 	Cols       int    `json:"cols"`
 	Created    string `json:"created"`
 	Driven     bool   `json:"driven,omitempty"` // a person has taken it over
+	// LastOutput is when the session last printed (RFC 3339), where the
+	// source knows: the page shows the idle time.
+	LastOutput string `json:"last_output,omitempty"`
+	// Server says who holds the session: the agent, or which ttymux mcp
+	// server (and its MCP client), for ttymux web.
+	Server string `json:"server,omitempty"`
 }
 
 func (s *Server) list(ctx context.Context) ([]Session, error) {
@@ -426,7 +433,7 @@ func (s *Server) takeover(w http.ResponseWriter, r *http.Request) {
 	if st == nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		var err error
-		st, _, err = s.src.AttachTail(ctx, id, 0)
+		st, err = drive(ctx, s.src, id) // offer.go
 		cancel()
 		if err != nil {
 			code := http.StatusBadGateway
@@ -436,7 +443,6 @@ func (s *Server) takeover(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, err.Error(), code)
 			return
 		}
-		go io.Copy(io.Discard, st) // the output reaches the page by its own stream
 	}
 	s.mu.Lock()
 	s.drivers[id] = p

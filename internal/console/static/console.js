@@ -20,6 +20,13 @@
     tbody.textContent = "";
     document.getElementById("sessions").hidden = list.length === 0;
     document.getElementById("empty").hidden = list.length !== 0;
+    // Who holds each session: ttymux web's sessions come from the agent
+    // and from every ttymux mcp server.
+    const anyServer = list.some((s) => s.server);
+    document.getElementById("th-server").hidden = !anyServer;
+    // The agent does not say when its sessions last printed.
+    const anyIdle = list.some((s) => s.last_output);
+    document.getElementById("th-idle").hidden = !anyIdle;
     for (const s of list) {
       const tr = document.createElement("tr");
       tr.dataset.id = s.id;
@@ -39,8 +46,10 @@
       cell(tr, s.host || "this machine");
       cell(tr, s.state);
       cell(tr, s.foreground || "");
+      cell(tr, s.last_output ? age(s.last_output) : "", "idle").hidden = !anyIdle;
       cell(tr, age(s.created), "age");
       cell(tr, s.cols + "×" + s.rows);
+      cell(tr, s.server || "", "server").hidden = !anyServer;
       cell(tr, s.command, "cmd").title = s.command;
       tbody.appendChild(tr);
     }
