@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 )
@@ -115,13 +116,18 @@ func TestPOSIXShellHook(t *testing.T) {
 			}
 			hookedSteps(t, s, hooked{cd: "cd /tmp && pwd", cwdFrom: "OSC 7 from PS1", fail: "false", code: "1"})
 			// until while the command runs: the anchor comes from the echo,
-			// not from a C mark that never comes.
-			t0 := time.Now()
-			r = send(t, s, session.SendRequest{Text: "echo started; sleep 3; echo ended", Until: "started"})
-			if r.Via != session.ViaUntil || time.Since(t0) > 2500*time.Millisecond {
-				t.Fatalf("until: via %q after %v, output %q", r.Via, time.Since(t0), r.Output)
+			// not from a C mark that never comes. The command runs until
+			// the test opens its gate, which it does once the next line,
+			// typed ahead, is on the terminal (before, a sleep 3 that the
+			// until had to beat and every shell then sat out).
+			gate := filepath.Join(t.TempDir(), "gate")
+			r = send(t, s, session.SendRequest{Text: "echo started; until [ -e " + gate + " ]; do sleep 0.02; done; echo ended", Until: "started"})
+			if r.Via != session.ViaUntil {
+				t.Fatalf("until: via %q, output %q", r.Via, r.Output)
 			}
+			opened := openGateOnEcho(t, s, gate, "echo after")
 			r = send(t, s, session.SendRequest{Text: "echo after"})
+			<-opened
 			if !strings.HasSuffix(r.Output, "after") || exitCode(r) != "0" {
 				t.Fatalf("after the until: output %q exit %s via %q", r.Output, exitCode(r), r.Via)
 			}
@@ -130,6 +136,29 @@ func TestPOSIXShellHook(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openGateOnEcho creates the file gate once typed shows up in s's output
+// after the present end (a line typed ahead, echoed by the terminal while
+// a command runs), so that a command waiting for gate ends after the line
+// was typed. The channel is closed when it has.
+func openGateOnEcho(t *testing.T, s *session.Session, gate, typed string) <-chan struct{} {
+	from := s.OutputEnd()
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done }) // the test fails, t.Context ends: so does the wait
+	go func() {
+		defer close(done)
+		if !testwait.Poll(t.Context(), 20*time.Second, func() bool {
+			b, _, _, _ := s.OutputFrom(from, 1<<20)
+			return strings.Contains(string(b), typed)
+		}) {
+			t.Errorf("%q typed ahead never showed on the terminal", typed)
+		}
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Error(err)
+		}
+	}()
+	return done
 }
 
 // TestMarkWithHook: mark: true in a hooked shell returns the command's

@@ -56,6 +56,10 @@ type humanConfig struct {
 	// console is the human's console for no_elicitation = "console"
 	// (consolehold.go); the zero value finds it in the runtime directory.
 	console consoleConfig
+	// secretTargetWait is how long ask_secret waits for a password prompt
+	// before it refuses (0: secretTargetWait). Tests whose terminal will
+	// never ask set it short, to be refused without sitting out 3 s.
+	secretTargetWait time.Duration
 }
 
 // human is the Approver: it holds the questions asked through multi
@@ -102,7 +106,7 @@ func newHuman(c humanConfig, log *slog.Logger) *human {
 		pages = secretpage.New(secretpage.Options{})
 	}
 	return &human{audit: c.audit, log: log, now: now, console: c.console, pending: map[string]pendingQuestion{}, grants: map[string]time.Time{},
-		sec: secretState{asks: map[string]*secretAsk{}, boxes: map[string]*secretBox{}, pages: pages}}
+		sec: secretState{asks: map[string]*secretAsk{}, boxes: map[string]*secretBox{}, pages: pages, targetWait: cmp.Or(c.secretTargetWait, secretTargetWait)}}
 }
 
 // record writes an audit event; a failing audit log is logged, never

@@ -53,6 +53,9 @@ type rigOptions struct {
 	formOnly bool             // the client declares form elicitation only
 	now      func() time.Time // the approver's clock (grants); nil: time.Now
 	console  consoleConfig    // where the human's console is (consolehold_test.go)
+	// secretWait is how long ask_secret waits for a password prompt
+	// before it refuses (0: the server's 3 s).
+	secretWait time.Duration
 }
 
 func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
@@ -80,7 +83,7 @@ func newHumanRigOpts(t *testing.T, version string, o rigOptions) *humanRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = al.Close() })
-	srv := newServerWith(m, o.log, humanConfig{audit: al, now: o.now, console: o.console}, nil)
+	srv := newServerWith(m, o.log, humanConfig{audit: al, now: o.now, console: o.console, secretTargetWait: o.secretWait}, nil)
 	var opts *mcp.ClientOptions
 	if answer != nil {
 		caps := &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}

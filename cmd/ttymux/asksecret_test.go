@@ -267,11 +267,14 @@ func TestAskSecretRefusedWhereEchoed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			asked := 0
-			rig := newHumanRig(t, "2025-06-18", "", nil, func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			// The terminal never reaches a password prompt here: the
+			// refusal needs no 3 s wait for one (the refusal itself, not
+			// how long the server looks, is what this tests).
+			rig := newHumanRigOpts(t, "2025-06-18", rigOptions{secretWait: 200 * time.Millisecond, answer: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 				asked++
 				postSecret(t, p.URL, planted)
 				return &mcp.ElicitResult{Action: "accept"}, nil
-			})
+			}})
 			id := rig.openLocal()
 			if tc.text != "" {
 				call(t, rig.cs, "send", map[string]any{"session_id": id, "text": tc.text, "timeout_ms": 1000}, nil)

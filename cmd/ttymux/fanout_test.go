@@ -330,8 +330,8 @@ func TestFanoutTimeoutAndCancel(t *testing.T) {
 	cs, ft := fl.serve(t, nil)
 	// node01 (127.0.0.1) sleeps past its timeout; the others answer.
 	cmd := `case "$SSH_CONNECTION" in *" 127.0.0.1 "*) sleep 20;; esac; echo done`
-	_, rep := callFanout(t, cs, map[string]any{"hosts": []string{"node*"}, "command": cmd, "timeout_ms": 8000}, false)
-	if rep.Summary != "3 hosts: 2 exit 0, 1 timeout" || len(rep.Errors) != 1 || rep.Errors[0].Hosts != "node01" || !strings.Contains(rep.Errors[0].Error, "timeout_ms 8000") {
+	_, rep := callFanout(t, cs, map[string]any{"hosts": []string{"node*"}, "command": cmd, "timeout_ms": 3000}, false)
+	if rep.Summary != "3 hosts: 2 exit 0, 1 timeout" || len(rep.Errors) != 1 || rep.Errors[0].Hosts != "node01" || !strings.Contains(rep.Errors[0].Error, "timeout_ms 3000") {
 		t.Fatalf("report %+v", rep)
 	}
 	if rep.Groups[0].Hosts != "node02,node03" || rep.Groups[0].Output != "done" {

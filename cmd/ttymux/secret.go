@@ -48,6 +48,9 @@ type secretState struct {
 	asks  map[string]*secretAsk
 	boxes map[string]*secretBox // open_ssh secrets delivered, not yet taken
 	pages *secretpage.Server
+	// targetWait is how long ask_secret waits for the terminal to reach a
+	// password prompt (secretTargetWait unless a test says).
+	targetWait time.Duration
 }
 
 // openAsk returns the page still open for key, or opens a new one.
@@ -172,7 +175,7 @@ func (h *handlers) sendAskSecret(ctx context.Context, req *mcp.CallToolRequest, 
 	// back to the model in the output. A repeat of a call whose page is
 	// still open waits for that page (deliver looks again).
 	if !h.hu.asking(key) {
-		if err := s.SecretTarget(ctx, secretTargetWait); err != nil {
+		if err := s.SecretTarget(ctx, h.hu.sec.targetWait); err != nil {
 			return nil, session.Result{}, err
 		}
 	}
