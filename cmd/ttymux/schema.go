@@ -76,7 +76,47 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 	in, out := json.RawMessage(sc.Input), json.RawMessage(sc.Output)
 	tt := *t
 	tt.InputSchema, tt.OutputSchema = in, out
+	if ok {
+		// go-sdk holds a stand-in; tools/list gets the table's schemas
+		// back (listSchemas).
+		tt.InputSchema, tt.OutputSchema = schemaInTable, nil
+	}
 	s.AddTool(&tt, typedHandler(h, resolver(t.Name, in), resolver(t.Name, out)))
+}
+
+// schemaInTable is the input schema go-sdk holds for a tool whose schemas
+// are in toolschemas_gen.go; listSchemas puts the table's in its place in
+// every tools/list answer. go-sdk's AddTool marshals and decodes every
+// other schema it is given, two or three times (a JSON decoder with a
+// 32 KiB buffer each: 74 % of newServer's time, 2 MB for the whole table),
+// and go-sdk's server uses a tool's schemas for nothing else but listing
+// them and its HTTP transport's x-mcp-header annotations, which ttymux's
+// tools have none of. The arguments and the result are checked against
+// the table's schemas by typedHandler, as before. Never modified.
+var schemaInTable = &jsonschema.Schema{Type: "object"}
+
+// listSchemas is the receiving middleware that gives each tool registered
+// with schemaInTable its schemas from toolschemas_gen.go in tools/list
+// answers, on copies: the server's own tools stay as registered.
+func listSchemas(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		lr, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		tools := make([]*mcp.Tool, len(lr.Tools))
+		for i, t := range lr.Tools {
+			if sc, ok := toolSchemaTable[t.Name]; ok && t.InputSchema == any(schemaInTable) {
+				c := *t
+				c.InputSchema, c.OutputSchema = json.RawMessage(sc.Input), json.RawMessage(sc.Output)
+				t = &c
+			}
+			tools[i] = t
+		}
+		lr.Tools = tools
+		return lr, nil
+	}
 }
 
 // inferSchemas are the schemas of a tool whose parameters are In and whose
