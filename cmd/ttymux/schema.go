@@ -90,10 +90,18 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 // other schema it is given, two or three times (a JSON decoder with a
 // 32 KiB buffer each: 74 % of newServer's time, 2 MB for the whole table),
 // and go-sdk's server uses a tool's schemas for nothing else but listing
-// them and its HTTP transport's x-mcp-header annotations, which ttymux's
-// tools have none of. The arguments and the result are checked against
-// the table's schemas by typedHandler, as before. Never modified.
-var schemaInTable = &jsonschema.Schema{Type: "object"}
+// them and its HTTP transport's x-mcp-header annotations (at AddTool and
+// at every call over HTTP), which ttymux's tools have none of. The
+// arguments and the result are checked against the table's schemas by
+// typedHandler, as before.
+//
+// AddTool takes a *jsonschema.Schema of type object as it is; Type and
+// Types both set make it one that does not marshal (jsonschema's
+// basicChecks), so go-sdk's search for x-mcp-header annotations, which
+// marshals and decodes the input schema, stops at once and finds none
+// (mcp/streamable_headers.go unmarshalSchemaProperties). It never reaches
+// the wire: TestToolsListHasTableSchemas. Never modified.
+var schemaInTable = &jsonschema.Schema{Type: "object", Types: []string{"object"}}
 
 // listSchemas is the receiving middleware that gives each tool registered
 // with schemaInTable its schemas from toolschemas_gen.go in tools/list
