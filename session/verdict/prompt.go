@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
@@ -27,12 +28,12 @@ const (
 )
 
 // knownPromptRe matches lines that end like an interactive prompt.
-var knownPromptRe = regexp.MustCompile(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*\):\d+:\d+[>*]|[\w-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|ghci>|=>|>|\(gdb\)|\(Pdb\)|redis[^>]*>|[\w-]*>)|[$#%>\]])\s?$`)
+var knownPromptRe = lazyRE(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*\):\d+:\d+[>*]|[\w-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|ghci>|=>|>|\(gdb\)|\(Pdb\)|redis[^>]*>|[\w-]*>)|[$#%>\]])\s?$`)
 
 // arrowRe matches a line ending in an arrow after a space ("HEAD -> ",
 // "link -> target", "x => y"): output text, never a prompt, though it ends
 // in '>'.
-var arrowRe = regexp.MustCompile(`\s[-=]>$`)
+var arrowRe = lazyRE(`\s[-=]>$`)
 
 // LearnPrompt returns the text at the cursor if it looks like a prompt:
 // the last, unterminated line of log, short, ending like a prompt, with its
@@ -51,7 +52,7 @@ func LearnPrompt(log Log) string {
 	}
 	raw := lines[len(lines)-1]
 	p := strings.TrimRight(raw, " ")
-	if p == "" || len(p) > maxPrompt || !knownPromptRe.MatchString(p) {
+	if p == "" || len(p) > maxPrompt || !knownPromptRe().MatchString(p) {
 		return ""
 	}
 	return raw
@@ -96,7 +97,7 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	}
 	raw := lines[len(lines)-1]
 	got := strings.TrimRight(raw, " ")
-	if got == "" || len(got) > maxPrompt || passwordRe.MatchString(got) || confirmRe.MatchString(got) {
+	if got == "" || len(got) > maxPrompt || passwordRe().MatchString(got) || confirmRe().MatchString(got) {
 		return -1, false
 	}
 	spaced := len(raw) > len(got)
@@ -106,7 +107,7 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	switch {
 	case learned != "" && (got == learned || samePromptShape(got, learned)) && spaced == learnedSpaced:
 		need = promptQuiet
-	case knownPromptRe.MatchString(got) && !arrowRe.MatchString(got) && (spaced || learned != "" && !learnedSpaced):
+	case knownPromptRe().MatchString(got) && !arrowRe().MatchString(got) && (spaced || learned != "" && !learnedSpaced):
 	default:
 		return -1, false
 	}
@@ -129,4 +130,12 @@ func samePromptShape(a, b string) bool {
 	}
 	ha := head(a)
 	return ha != "" && ha == head(b)
+}
+
+// lazyRE compiles a pattern when it is first used, not at package init:
+// every ttymux process links this package, and a server pays for its init
+// before it can answer a client's first tools/list (issue #37); a server
+// that never runs a command never needs these patterns.
+func lazyRE(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
