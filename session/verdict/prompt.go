@@ -52,7 +52,7 @@ func LearnPrompt(log Log) string {
 	}
 	raw := lines[len(lines)-1]
 	p := strings.TrimRight(raw, " ")
-	if p == "" || len(p) > maxPrompt || !knownPromptRe().MatchString(p) {
+	if p == "" || len(p) > maxPrompt || !isPromptLine(p) {
 		return ""
 	}
 	return raw
@@ -97,7 +97,7 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	}
 	raw := lines[len(lines)-1]
 	got := strings.TrimRight(raw, " ")
-	if got == "" || len(got) > maxPrompt || passwordRe().MatchString(got) || confirmRe().MatchString(got) {
+	if got == "" || len(got) > maxPrompt || isPasswordLine(got) || isConfirmLine(got) {
 		return -1, false
 	}
 	spaced := len(raw) > len(got)
@@ -107,7 +107,7 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	switch {
 	case learned != "" && (got == learned || samePromptShape(got, learned)) && spaced == learnedSpaced:
 		need = promptQuiet
-	case knownPromptRe().MatchString(got) && !arrowRe().MatchString(got) && (spaced || learned != "" && !learnedSpaced):
+	case isPromptLine(got) && !arrowRe().MatchString(got) && (spaced || learned != "" && !learnedSpaced):
 	default:
 		return -1, false
 	}
@@ -138,4 +138,43 @@ func samePromptShape(a, b string) bool {
 // that never runs a command never needs these patterns.
 func lazyRE(src string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
+
+// The patterns below are not anchored at the start, so RE2's backtracker
+// tries them from every position of a line; a match needs the line to end
+// in one of a few bytes, which is checked first. list classifies every
+// session and each send its terminal twice (issue #37).
+// TestPatternPrefilters holds each check to its pattern.
+
+// isPromptLine is knownPromptRe().MatchString: every alternative ends in
+// one of >.:*#)$%] before at most one space.
+func isPromptLine(s string) bool {
+	return endsIn(s, 1, ">.:*#)$%]") && knownPromptRe().MatchString(s)
+}
+
+// isPasswordLine is passwordRe().MatchString: ':' before spaces.
+func isPasswordLine(s string) bool { return endsIn(s, -1, ":") && passwordRe().MatchString(s) }
+
+// isConfirmLine is confirmRe().MatchString: ']', ')' or '?' before spaces.
+func isConfirmLine(s string) bool { return endsIn(s, -1, "])?") && confirmRe().MatchString(s) }
+
+// isInputPromptLine is inputPromptRe().MatchString: ':' or '?' before at
+// most one space.
+func isInputPromptLine(s string) bool {
+	return endsIn(s, 1, ":?") && inputPromptRe().MatchString(s)
+}
+
+// endsIn reports whether s, without at most n trailing spaces (all with
+// n < 0; RE2's \s: tab, newline, form feed, carriage return, space), ends
+// in a byte of set.
+func endsIn(s string, n int, set string) bool {
+	for i := 0; (n < 0 || i < n) && s != ""; i++ {
+		switch s[len(s)-1] {
+		case '\t', '\n', '\f', '\r', ' ':
+			s = s[:len(s)-1]
+			continue
+		}
+		break
+	}
+	return s != "" && strings.IndexByte(set, s[len(s)-1]) >= 0
 }

@@ -123,9 +123,9 @@ func (t *Terminal) Classify() Status {
 		} else {
 			st.State = "alt_screen"
 		}
-	case passwordRe().MatchString(st.LastLine):
+	case isPasswordLine(st.LastLine):
 		st.State = "password_prompt"
-	case confirmRe().MatchString(st.LastLine):
+	case isConfirmLine(st.LastLine):
 		st.State = "confirm_prompt"
 	case pagers[name] && echoOff || pagerShown:
 		// Before the ECHO test below: a pager's ":" prompt has echo off too.
@@ -138,11 +138,11 @@ func (t *Terminal) Classify() Status {
 		st.State = "prompt"
 	case !hasMark && t.Shell && fgOK && fg.IsShell && quiet() >= ShellQuiet:
 		st.State = "prompt"
-	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && knownPromptRe().MatchString(st.LastLine) && quiet() >= knownQuiet:
+	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && isPromptLine(st.LastLine) && quiet() >= knownQuiet:
 		// A shell typed into the session (ssh, docker exec) waits at its
 		// prompt.
 		st.State = "prompt"
-	case open && len(st.LastLine) <= maxPrompt && inputPromptRe().MatchString(st.LastLine) && quiet() >= humanQuiet:
+	case open && len(st.LastLine) <= maxPrompt && isInputPromptLine(st.LastLine) && quiet() >= humanQuiet:
 		// "Name: ", "Continue? ": a program (read -p, input()) waits for
 		// a line.
 		st.State = "input_prompt"
