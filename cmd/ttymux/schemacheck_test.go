@@ -26,7 +26,9 @@ func TestOutputCheckedInTests(t *testing.T) {
 	// The same tool with a schema its results do not fit.
 	bad := mcp.NewServer(&mcp.Implementation{Name: "probe"}, nil)
 	bad.AddTool(&mcp.Tool{Name: "probe", InputSchema: map[string]any{"type": "object"}}, typedHandler(
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, out, error) { return nil, out{N: 1}, nil },
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, out, error) {
+			return nil, out{N: 1}, nil
+		},
 		resolver("probe", []byte(`{"type":"object"}`)),
 		resolver("probe", []byte(`{"type":"object","properties":{"n":{"type":"string"}}}`))))
 	for _, tc := range []struct {
