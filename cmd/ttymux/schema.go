@@ -157,10 +157,23 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
+// resolvedSchema is a tool's schema resolved, and whether it has a
+// default anywhere.
+type resolvedSchema struct {
+	*jsonschema.Resolved
+	// defaults is false when the schema's JSON has no "default" key:
+	// applying its defaults then changes nothing, and jsonschema's
+	// ApplyDefaults walk cost more than the validation at every call
+	// (it formats the schema for a possible error before it looks; ~40 %
+	// of applySchema in a perf profile of BenchmarkEchoVsFloor, issue
+	// #37). No tool schema has one today.
+	defaults bool
+}
+
 // resolver resolves a schema the first time a call needs it, not at
 // start-up: a session that never calls a tool never pays for its schema.
-func resolver(tool string, raw json.RawMessage) func() (*jsonschema.Resolved, error) {
-	return sync.OnceValues(func() (*jsonschema.Resolved, error) {
+func resolver(tool string, raw json.RawMessage) func() (*resolvedSchema, error) {
+	return sync.OnceValues(func() (*resolvedSchema, error) {
 		if len(raw) == 0 {
 			return nil, nil
 		}
@@ -172,7 +185,7 @@ func resolver(tool string, raw json.RawMessage) func() (*jsonschema.Resolved, er
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: schema: %w", tool, err)
 		}
-		return r, nil
+		return &resolvedSchema{Resolved: r, defaults: bytes.Contains(raw, []byte(`"default"`))}, nil
 	})
 }
 
@@ -182,7 +195,7 @@ func resolver(tool string, raw json.RawMessage) func() (*jsonschema.Resolved, er
 // In, and the result is sent as structured content checked against the
 // output schema, and as text when the handler gave none.
 // TestTypedHandlerMatchesAddTool holds the two to the same answers.
-func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchema func() (*jsonschema.Resolved, error)) mcp.ToolHandler {
+func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchema func() (*resolvedSchema, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		inRes, err := inSchema()
 		if err != nil {
@@ -240,6 +253,15 @@ func errorResult(err error) *mcp.CallToolResult {
 	return &r
 }
 
+// applyDefaults is jsonschema's ApplyDefaults for a schema that has
+// defaults, and nothing for one that has none.
+func (r *resolvedSchema) applyDefaults(v *any) error {
+	if !r.defaults {
+		return nil
+	}
+	return r.ApplyDefaults(v)
+}
+
 // checkOutput makes typedHandler validate every result against its tool's
 // output schema, as go-sdk's mcp.AddTool does; the tests set it
 // (schemacheck_test.go). A server does not: a result is a value of the
@@ -253,7 +275,7 @@ var checkOutput = false
 // applySchema checks data against resolved after applying its defaults,
 // and returns data with the defaults (go-sdk v1.8.0, mcp/tool.go). Tool
 // input is an object; output may be any value.
-func applySchema(data json.RawMessage, resolved *jsonschema.Resolved, forOutput bool) (json.RawMessage, error) {
+func applySchema(data json.RawMessage, resolved *resolvedSchema, forOutput bool) (json.RawMessage, error) {
 	if resolved == nil {
 		return data, nil
 	}
@@ -273,13 +295,13 @@ func applySchema(data json.RawMessage, resolved *jsonschema.Resolved, forOutput 
 	}
 	defaults := false
 	if _, ok := v.(map[string]any); ok {
-		if err := resolved.ApplyDefaults(&v); err != nil {
+		if err := resolved.applyDefaults(&v); err != nil {
 			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
 		}
 		defaults = true
 	} else if forOutput && v == nil && resolved.Schema().Type == "object" {
 		v = map[string]any{}
-		if err := resolved.ApplyDefaults(&v); err != nil {
+		if err := resolved.applyDefaults(&v); err != nil {
 			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
 		}
 		defaults = true

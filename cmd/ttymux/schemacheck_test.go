@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,5 +41,35 @@ func TestOutputCheckedInTests(t *testing.T) {
 		if got := err != nil || res.IsError; got != tc.wantErr {
 			t.Errorf("error %v (%v), want an error: %v", err, res, tc.wantErr)
 		}
+	}
+}
+
+// TestApplySchemaSkipsAbsentDefaults: a schema without defaults is not
+// walked for them at every call (jsonschema's ApplyDefaults formats the
+// schema before it looks: send's arguments cost 3× the allocations with
+// it), and a schema with one still gets it applied.
+func TestApplySchemaSkipsAbsentDefaults(t *testing.T) {
+	send, err := resolver("send", json.RawMessage(toolSchemaTable["send"].Input))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"session_id":"s1","text":"echo hello","timeout_ms":1000.0}`)
+	got, err := applySchema(args, send, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"session_id":"s1","text":"echo hello","timeout_ms":1000}`; string(got) != want {
+		t.Errorf("send's arguments became %s, want %s", got, want)
+	}
+	allocs := testing.AllocsPerRun(20, func() { _, _ = applySchema(args, send, false) })
+	if allocs > 95 {
+		t.Errorf("applySchema made %.0f allocations for send's arguments; walking the schema for defaults made 111", allocs)
+	}
+	withDefault, err := resolver("probe", json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","default":7}}}`))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := applySchema(json.RawMessage(`{}`), withDefault, false); err != nil || string(got) != `{"n":7}` {
+		t.Errorf("a default was not applied: %s %v", got, err)
 	}
 }
