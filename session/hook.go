@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
@@ -76,7 +77,9 @@ func (s *Session) HookProblem() string {
 // the hook depends on (its own code, PROMPT_COMMAND, PS0, a precmd
 // function): "bash: PROMPT_COMMAND: line 1: syntax error near unexpected
 // token `;;'", "bash: PS0: unbound variable".
-var hookErrorRe = regexp.MustCompile(`(?i)(syntax error|unbound variable|readonly variable|parameter not set|parse error|bad substitution|command not found|__ttymux_)`)
+var hookErrorRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(syntax error|unbound variable|readonly variable|parameter not set|parse error|bad substitution|command not found|__ttymux_)`)
+})
 
 // hookErrorLocked returns the last line in [from, end) of the log that
 // reads like a shell's error, or "". s.mu must be held.
@@ -86,7 +89,7 @@ func (s *Session) hookErrorLocked(from int64) string {
 	lines := reduce.Render(b)
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if hookErrorRe.MatchString(l) && strings.Contains(l, ":") {
+		if hookErrorRe().MatchString(l) && strings.Contains(l, ":") {
 			if len(l) > 200 {
 				l = l[:200] + "…"
 			}

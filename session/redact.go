@@ -158,7 +158,7 @@ func secretEchoes(window []byte, base int64, sec string, since int64) [][2]int64
 // rowBreak is what separates two rows of a view a secret can be wrapped
 // across: a newline, then the prefix a view puts before a row (a diff's
 // "@12 ", a timestamp's "[   1.250] ").
-var rowBreak = regexp.MustCompile(`\r?\n(?:@[0-9]+ |\[[^\]\n]{1,40}\] )?`)
+var rowBreak = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\r?\n(?:@[0-9]+ |\[[^\]\n]{1,40}\] )?`) })
 
 // redactText replaces every secret in s with ********, and then what is
 // left of a secret echoed in pieces: its prefixes and suffixes of at least
@@ -184,7 +184,7 @@ func redactText(s string, secrets []string) string {
 	var at []int
 	last := 0
 	var edges [][2]int // each row's [start, end) in s
-	for _, br := range rowBreak.FindAllStringIndex(s, -1) {
+	for _, br := range rowBreak().FindAllStringIndex(s, -1) {
 		for i := last; i < br[0]; i++ {
 			joined, at = append(joined, s[i]), append(at, i)
 		}

@@ -26,6 +26,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -273,11 +274,56 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return nil
 	}
-	b, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return err
+	b, ok := encodeResult(msg)
+	if !ok {
+		var err error
+		if b, err = jsonrpc.EncodeMessage(msg); err != nil {
+			return err
+		}
 	}
 	return c.writeRaw(b)
+}
+
+// encodeResult encodes a successful response the way jsonrpc.EncodeMessage
+// does, without compacting its result a second time: go-sdk makes the
+// Result of every response it sends with the encoder EncodeMessage uses
+// (jsonrpc2 NewResponse: compact, HTML not escaped), and EncodeMessage
+// runs that JSON through the encoder's compaction once more (a 49 KB
+// tools/list answer at every start, and every tool result).
+// TestEncodeResultMatches holds the two to the same bytes. ok is false for
+// any other message, which EncodeMessage encodes.
+func encodeResult(msg jsonrpc.Message) (b []byte, ok bool) {
+	r, isResp := msg.(*jsonrpc.Response)
+	if !isResp || r.Error != nil || len(r.Result) == 0 {
+		return nil, false
+	}
+	b = make([]byte, 0, len(r.Result)+48)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	switch id := r.ID.Raw().(type) {
+	case int64:
+		b = strconv.AppendInt(b, id, 10)
+	case string:
+		if !isPlainID(id) {
+			return nil, false
+		}
+		b = append(append(append(b, '"'), id...), '"')
+	default:
+		return nil, false
+	}
+	b = append(b, `,"result":`...)
+	b = append(b, r.Result...)
+	return append(b, '}'), true
+}
+
+// isPlainID reports whether the string id encodes as itself in quotes:
+// printable ASCII without a quote or backslash.
+func isPlainID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *lineConn) writeRaw(b []byte) error {

@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -169,7 +170,7 @@ type fileFormat struct {
 }
 
 // typeErr is the text of BurntSushi/toml's type mismatch errors.
-var typeErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+var typeErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`) })
 
 // maxPattern bounds one pattern, as send's until is bounded.
 const maxPattern = 1000
@@ -186,7 +187,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 		// Type mismatches come as plain errors that carry the position
 		// only in their text ("toml: line 2 (last key "rule.hosts"): …").
 		pe2 := &ParseError{File: name, Msg: err.Error()}
-		if m := typeErr.FindStringSubmatch(err.Error()); m != nil {
+		if m := typeErr().FindStringSubmatch(err.Error()); m != nil {
 			fmt.Sscan(m[1], &pe2.Line)
 			pe2.Key, pe2.Msg = m[2], m[3]
 		}

@@ -84,6 +84,13 @@ type Proc struct {
 
 	confined int    // the Landlock ABI the child runs under; 0: none
 	scratch  string // the confined child's scratch directory, removed by Close
+
+	// leaderComm is the child's /proc/PID/comm, opened by the first
+	// Foreground that finds the child in the foreground and kept until
+	// Close: reading it again is one pread, not open, read and close
+	// (leaderName).
+	leaderCommOnce sync.Once
+	leaderComm     *os.File
 }
 
 // childSignals are the signals a terminal's programs must get with their
@@ -365,6 +372,10 @@ func (p *Proc) Close() error {
 			_ = p.cmd.Process.Kill() // ErrProcessDone if it just exited
 			<-p.exited
 		}
+		p.leaderCommOnce.Do(func() {}) // no Foreground opens it after this
+		if p.leaderComm != nil {
+			_ = p.leaderComm.Close() // read-only
+		}
 		if p.scratch != "" {
 			// A background job may still use it; the session is over.
 			_ = os.RemoveAll(p.scratch) // best effort: it is under the temp dir
@@ -459,11 +470,43 @@ func (p *Proc) Foreground() (pgid int, name string, err error) {
 	if err != nil || pgid <= 0 {
 		return 0, "", err
 	}
-	comm, ok := readComm(pgid)
+	comm, ok := "", false
+	if pgid == p.Pid() {
+		comm, ok = p.leaderName()
+	}
+	if !ok {
+		comm, ok = readComm(pgid)
+	}
 	if !ok {
 		return pgid, "", nil // the leader is gone; the group is still the answer
 	}
 	return pgid, comm, nil
+}
+
+// leaderName reads the child's name (its comm, as readComm) through a file
+// kept open: the shell is in the foreground at every prompt, and a session
+// asks for the foreground twice per command (issue #37). The file follows
+// the process, an exec included; once the child has exited and been
+// reaped a read fails and the caller reads /proc as before.
+func (p *Proc) leaderName() (string, bool) {
+	p.leaderCommOnce.Do(func() {
+		if p.closed.Load() {
+			return
+		}
+		f, err := os.Open("/proc/" + strconv.Itoa(p.Pid()) + "/comm")
+		if err == nil {
+			p.leaderComm = f
+		}
+	})
+	if p.leaderComm == nil {
+		return "", false
+	}
+	var buf [64]byte // comm is at most 16 bytes (TASK_COMM_LEN)
+	n, err := p.leaderComm.ReadAt(buf[:], 0)
+	if n == 0 || err != nil && err != io.EOF {
+		return "", false
+	}
+	return strings.TrimSpace(string(buf[:n])), true
 }
 
 // readComm reads /proc/PID/comm with three system calls (open, read,

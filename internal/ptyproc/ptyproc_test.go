@@ -747,3 +747,50 @@ func TestWaitsForInputUnderReadline(t *testing.T) {
 		t.Fatalf("WaitsForInput while the shell waits for sleep = %v, %v; want false", w, err)
 	}
 }
+
+// TestForegroundLeaderFile: with the shell in the foreground, Foreground
+// reads its name through a file it keeps open (one pread per call, not
+// open, read and close: issue #37), which follows the shell through an
+// exec; Close closes it. Fails on the old code, which kept nothing open.
+func TestForegroundLeaderFile(t *testing.T) {
+	t.Parallel()
+	p := start(t, shellSpec(t))
+	out := pump(t, p)
+	out.Expect(t, "$ ")
+	comm := "/proc/" + strconv.Itoa(p.Pid()) + "/comm"
+	for range 3 {
+		if _, name, err := p.Foreground(); err != nil || name != "bash" {
+			t.Fatalf("Foreground() = %q, %v; want bash", name, err)
+		}
+	}
+	if n := openCount(t, comm); n != 1 {
+		t.Errorf("%d descriptors of %s open after three Foreground calls, want 1", n, comm)
+	}
+	write(t, p, "exec sleep 30\n")
+	waitFor(t, "sleep as the leader, same pid", func() bool {
+		pgid, name, err := p.Foreground()
+		return err == nil && pgid == p.Pid() && name == "sleep"
+	})
+	if err := p.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		t.Logf("Close: %v", err)
+	}
+	if n := openCount(t, comm); n != 0 {
+		t.Errorf("%d descriptors of %s open after Close, want 0", n, comm)
+	}
+}
+
+// openCount is how many of this process's descriptors are open on path.
+func openCount(t *testing.T, path string) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && target == path {
+			n++
+		}
+	}
+	return n
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
@@ -27,12 +28,12 @@ const (
 )
 
 // knownPromptRe matches lines that end like an interactive prompt.
-var knownPromptRe = regexp.MustCompile(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*\):\d+:\d+[>*]|[\w-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|ghci>|=>|>|\(gdb\)|\(Pdb\)|redis[^>]*>|[\w-]*>)|[$#%>\]])\s?$`)
+var knownPromptRe = lazyRE(`(?:^(?:>>>|\.\.\.|In \[\d+\]:|irb\([^)]*\):\d+:\d+[>*]|[\w-]+[=\-(][#>]|mysql>|MariaDB \[[^\]]*\]>|sqlite>|ghci>|=>|>|\(gdb\)|\(Pdb\)|redis[^>]*>|[\w-]*>)|[$#%>\]])\s?$`)
 
 // arrowRe matches a line ending in an arrow after a space ("HEAD -> ",
 // "link -> target", "x => y"): output text, never a prompt, though it ends
 // in '>'.
-var arrowRe = regexp.MustCompile(`\s[-=]>$`)
+var arrowRe = lazyRE(`\s[-=]>$`)
 
 // LearnPrompt returns the text at the cursor if it looks like a prompt:
 // the last, unterminated line of log, short, ending like a prompt, with its
@@ -51,7 +52,7 @@ func LearnPrompt(log Log) string {
 	}
 	raw := lines[len(lines)-1]
 	p := strings.TrimRight(raw, " ")
-	if p == "" || len(p) > maxPrompt || !knownPromptRe.MatchString(p) {
+	if p == "" || len(p) > maxPrompt || !isPromptLine(p) {
 		return ""
 	}
 	return raw
@@ -96,7 +97,7 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	}
 	raw := lines[len(lines)-1]
 	got := strings.TrimRight(raw, " ")
-	if got == "" || len(got) > maxPrompt || passwordRe.MatchString(got) || confirmRe.MatchString(got) {
+	if got == "" || len(got) > maxPrompt || isPasswordLine(got) || isConfirmLine(got) {
 		return -1, false
 	}
 	spaced := len(raw) > len(got)
@@ -106,7 +107,7 @@ func (t *Terminal) promptBack(c *Command, end int64, quiet time.Duration) (at in
 	switch {
 	case learned != "" && (got == learned || samePromptShape(got, learned)) && spaced == learnedSpaced:
 		need = promptQuiet
-	case knownPromptRe.MatchString(got) && !arrowRe.MatchString(got) && (spaced || learned != "" && !learnedSpaced):
+	case isPromptLine(got) && !arrowRe().MatchString(got) && (spaced || learned != "" && !learnedSpaced):
 	default:
 		return -1, false
 	}
@@ -129,4 +130,51 @@ func samePromptShape(a, b string) bool {
 	}
 	ha := head(a)
 	return ha != "" && ha == head(b)
+}
+
+// lazyRE compiles a pattern when it is first used, not at package init:
+// every ttymux process links this package, and a server pays for its init
+// before it can answer a client's first tools/list (issue #37); a server
+// that never runs a command never needs these patterns.
+func lazyRE(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
+
+// The patterns below are not anchored at the start, so RE2's backtracker
+// tries them from every position of a line; a match needs the line to end
+// in one of a few bytes, which is checked first. list classifies every
+// session and each send its terminal twice (issue #37).
+// TestPatternPrefilters holds each check to its pattern.
+
+// isPromptLine is knownPromptRe().MatchString: every alternative ends in
+// one of >.:*#)$%] before at most one space.
+func isPromptLine(s string) bool {
+	return endsIn(s, 1, ">.:*#)$%]") && knownPromptRe().MatchString(s)
+}
+
+// isPasswordLine is passwordRe().MatchString: ':' before spaces.
+func isPasswordLine(s string) bool { return endsIn(s, -1, ":") && passwordRe().MatchString(s) }
+
+// isConfirmLine is confirmRe().MatchString: ']', ')' or '?' before spaces.
+func isConfirmLine(s string) bool { return endsIn(s, -1, "])?") && confirmRe().MatchString(s) }
+
+// isInputPromptLine is inputPromptRe().MatchString: ':' or '?' before at
+// most one space.
+func isInputPromptLine(s string) bool {
+	return endsIn(s, 1, ":?") && inputPromptRe().MatchString(s)
+}
+
+// endsIn reports whether s, without at most n trailing spaces (all with
+// n < 0; RE2's \s: tab, newline, form feed, carriage return, space), ends
+// in a byte of set.
+func endsIn(s string, n int, set string) bool {
+	for i := 0; (n < 0 || i < n) && s != ""; i++ {
+		switch s[len(s)-1] {
+		case '\t', '\n', '\f', '\r', ' ':
+			s = s[:len(s)-1]
+			continue
+		}
+		break
+	}
+	return s != "" && strings.IndexByte(set, s[len(s)-1]) >= 0
 }

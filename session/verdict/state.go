@@ -3,7 +3,6 @@ package verdict
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -41,14 +40,14 @@ func (st Status) Describe() string {
 }
 
 var (
-	passwordRe = regexp.MustCompile(`(?i)(password|passphrase|passcode|\bpin\b|verification code|token)[^:\n]{0,60}:\s*$`)
-	confirmRe  = regexp.MustCompile(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
-	pagerRe    = regexp.MustCompile(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*|.*\(press h for help or q to quit\))\s*$`)
+	passwordRe = lazyRE(`(?i)(password|passphrase|passcode|\bpin\b|verification code|token)[^:\n]{0,60}:\s*$`)
+	confirmRe  = lazyRE(`(?i)(\[y/n\]|\[y/N\]|\(y/n\)|\[yes/no\]|\(yes/no(/\[fingerprint\])?\)|continue\?|proceed\?|are you sure.*\?)\s*$`)
+	pagerRe    = lazyRE(`^(:|\(END\)|--More--.*|.*lines \d+-\d+.*|.*\(press h for help or q to quit\))\s*$`)
 )
 
 // inputPromptRe matches the last line of a program that asks for a line
 // of input ("Name: ", "Overwrite? ").
-var inputPromptRe = regexp.MustCompile(`\S[:?]\s?$`)
+var inputPromptRe = lazyRE(`\S[:?]\s?$`)
 
 // pagers are the pagers themselves, and pagerHosts programs that run one
 // once they have something to show: man formats the page first (seconds
@@ -116,7 +115,7 @@ func (t *Terminal) Classify() Status {
 	}
 	// A pager started by another program (psql, git) is not the
 	// foreground group's leader: its prompt line tells.
-	pagerShown := fgOK && !fg.IsShell && pagerRe.MatchString(st.LastLine)
+	pagerShown := fgOK && !fg.IsShell && pagerRe().MatchString(st.LastLine)
 	switch {
 	case t.AltScreen():
 		if pagers[name] || pagerHosts[name] || pagerShown {
@@ -124,9 +123,9 @@ func (t *Terminal) Classify() Status {
 		} else {
 			st.State = "alt_screen"
 		}
-	case passwordRe.MatchString(st.LastLine):
+	case isPasswordLine(st.LastLine):
 		st.State = "password_prompt"
-	case confirmRe.MatchString(st.LastLine):
+	case isConfirmLine(st.LastLine):
 		st.State = "confirm_prompt"
 	case pagers[name] && echoOff || pagerShown:
 		// Before the ECHO test below: a pager's ":" prompt has echo off too.
@@ -139,11 +138,11 @@ func (t *Terminal) Classify() Status {
 		st.State = "prompt"
 	case !hasMark && t.Shell && fgOK && fg.IsShell && quiet() >= ShellQuiet:
 		st.State = "prompt"
-	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && knownPromptRe.MatchString(st.LastLine) && quiet() >= knownQuiet:
+	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && isPromptLine(st.LastLine) && quiet() >= knownQuiet:
 		// A shell typed into the session (ssh, docker exec) waits at its
 		// prompt.
 		st.State = "prompt"
-	case open && len(st.LastLine) <= maxPrompt && inputPromptRe.MatchString(st.LastLine) && quiet() >= humanQuiet:
+	case open && len(st.LastLine) <= maxPrompt && isInputPromptLine(st.LastLine) && quiet() >= humanQuiet:
 		// "Name: ", "Continue? ": a program (read -p, input()) waits for
 		// a line.
 		st.State = "input_prompt"

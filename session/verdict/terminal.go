@@ -211,7 +211,7 @@ func (t *Terminal) ShellEditsLine(from int64, shaped bool) (bool, time.Duration)
 	if paste {
 		return true, 0
 	}
-	if l := lastLine(b); shaped && l != "" && len(l) <= maxPrompt && knownPromptRe.MatchString(l) && !arrowRe.MatchString(l) {
+	if l := lastLine(b); shaped && l != "" && len(l) <= maxPrompt && isPromptLine(l) && !arrowRe().MatchString(l) {
 		return true, 0
 	}
 	return false, HookQuiet

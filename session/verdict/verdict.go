@@ -288,7 +288,7 @@ func (t *Terminal) HumanWait(c *Command) (Status, time.Duration) {
 		// a program editing its input line from printed text.
 		// Otherwise the prompt layer decides; until and mark, when given,
 		// are what the caller waits for.
-		if c.Until != nil || c.mark != nil || !knownPromptRe.MatchString(st.LastLine) {
+		if c.Until != nil || c.mark != nil || !isPromptLine(st.LastLine) {
 			break
 		}
 		if known, _ := t.EchoState(); !known && h.Ready && c.AtPrompt && hasMark && lastMark.Kind == MarkCommand {
@@ -730,7 +730,7 @@ func echoes(got, want string) bool {
 	if want == "" {
 		// An empty line echoes as nothing but the prompt it was typed at.
 		got = strings.TrimSpace(got)
-		return got == "" || len(got) <= maxPrompt && knownPromptRe.MatchString(got)
+		return got == "" || len(got) <= maxPrompt && isPromptLine(got)
 	}
 	if strings.Contains(got, want) {
 		return true
@@ -756,7 +756,7 @@ func (t *Terminal) unfinishedLine(c *Command, from, end int64) bool {
 	if got == "" {
 		return true
 	}
-	if knownPromptRe.MatchString(got) && !arrowRe.MatchString(got) {
+	if isPromptLine(got) && !arrowRe().MatchString(got) {
 		return false
 	}
 	for _, p := range []string{strings.TrimRight(c.Prompt, " "), lastLine(before)} {

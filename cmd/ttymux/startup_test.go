@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// TestNewServerSkipsSchemaDecoding holds the part of start-up that builds
+// the tool table to what it needs: go-sdk's AddTool marshalled and decoded
+// every tool's schemas two or three times, each decode with a 32 KiB
+// buffer of its own (5,098 allocations and 1.96 MB per server). It fails
+// when the tools are registered with their full schemas again, or when
+// go-sdk marshals the stand-in (schemaInTable).
+func TestNewServerSkipsSchemaDecoding(t *testing.T) {
+	newServerWith(nil, nil, humanConfig{}, nil) // once: anything built once per process
+	allocs := testing.AllocsPerRun(5, func() { newServerWith(nil, nil, humanConfig{}, nil) })
+	if allocs > 1000 {
+		t.Errorf("newServerWith made %.0f allocations; registering the tool table's schemas with go-sdk made 5,098", allocs)
+	}
+}
+
+// TestToolsListHasTableSchemas checks what listSchemas gives back: every
+// tool in a tools/list answer has its input and output schemas from
+// toolschemas_gen.go, as the server sent them before the
+// stand-in, and never the stand-in itself.
+func TestToolsListHasTableSchemas(t *testing.T) {
+	cs := newTestClient(t)
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != len(toolSchemaTable) {
+		t.Fatalf("tools/list has %d tools, the table %d", len(res.Tools), len(toolSchemaTable))
+	}
+	decode := func(what string, b []byte) any {
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return v
+	}
+	for _, tool := range res.Tools {
+		sc, ok := toolSchemaTable[tool.Name]
+		if !ok {
+			t.Errorf("%s is not in the table", tool.Name)
+			continue
+		}
+		in, _ := json.Marshal(tool.InputSchema)
+		out, _ := json.Marshal(tool.OutputSchema)
+		if !reflect.DeepEqual(decode(tool.Name, in), decode(tool.Name, []byte(sc.Input))) {
+			t.Errorf("%s: input schema\n got: %s\nwant: %s", tool.Name, in, sc.Input)
+		}
+		if !reflect.DeepEqual(decode(tool.Name, out), decode(tool.Name, []byte(sc.Output))) {
+			t.Errorf("%s: output schema\n got: %s\nwant: %s", tool.Name, out, sc.Output)
+		}
+	}
+}
+
+// TestEncodeResultMatches holds lineConn's encoding of a successful
+// response, which writes go-sdk's result as it is, to
+// jsonrpc.EncodeMessage's, which compacts it again: the same bytes for
+// every response it takes, EncodeMessage for the rest.
+func TestEncodeResultMatches(t *testing.T) {
+	// The result as go-sdk makes it (jsonrpc2 marshalToRaw): an encoder
+	// that does not escape HTML, without its newline.
+	result := func(v any) json.RawMessage {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return bytes.TrimRight(b.Bytes(), "\n")
+	}
+	id := func(v any) jsonrpc.ID {
+		i, err := jsonrpc.MakeID(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return i
+	}
+	tools := listedTools()
+	for _, tc := range []struct {
+		name string
+		msg  jsonrpc.Message
+		fast bool
+	}{
+		{"int id", &jsonrpc.Response{ID: id(float64(7)), Result: result(map[string]any{"a": "<b>&\u2028", "n": 1.5})}, true},
+		{"string id", &jsonrpc.Response{ID: id("req-1 <&>"), Result: result([]any{"x", nil, true})}, true},
+		{"string id to escape", &jsonrpc.Response{ID: id("a\"b\\c\u00e9\n"), Result: result(1)}, false},
+		{"tools/list", &jsonrpc.Response{ID: id(float64(2)), Result: result(map[string]any{"tools": tools})}, true},
+		{"error", &jsonrpc.Response{ID: id(float64(3)), Error: &jsonrpc.Error{Code: -32602, Message: "bad <params>"}}, false},
+		{"no result", &jsonrpc.Response{ID: id(float64(4))}, false},
+		{"request", &jsonrpc.Request{ID: id(float64(5)), Method: "ping"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := jsonrpc.EncodeMessage(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := encodeResult(tc.msg)
+			if ok != tc.fast {
+				t.Fatalf("encodeResult took it: %v, want %v", ok, tc.fast)
+			}
+			if ok && !bytes.Equal(got, want) {
+				t.Errorf("encodeResult:\n%s\nEncodeMessage:\n%s", trim(got), trim(want))
+			}
+		})
+	}
+}
+
+func trim(b []byte) string {
+	s := string(b)
+	if len(s) > 400 {
+		s = s[:200] + " … " + s[len(s)-200:]
+	}
+	return strings.TrimSpace(s)
+}
