@@ -70,7 +70,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "mcp":
-		tuneGC()
 		return serve(args, stderr)
 	case "ls":
 		return cmdLs(args, stdout, stderr)
