@@ -29,6 +29,9 @@ type command struct {
 	verdict.Command
 
 	pre *prerender // its output rendered ahead while it runs (prerender.go)
+	// flooding: Options.Flood was told a flood began with this command's
+	// prerender, and not yet that the result of the call is built.
+	flooding bool
 	// owes is how many D marks the shell prints after SendOff before it
 	// has read everything typed so far (this line's own when it submits
 	// one): the next send is typed ahead while some are outstanding.
