@@ -82,6 +82,11 @@ type Options struct {
 	// called from the server's goroutines, possibly concurrently, and must
 	// return quickly without calling back into the Server.
 	Events func(Event)
+
+	// floodHold replaces the package's floodHold when set (tests: a
+	// longer hold makes the count of writes in a flood independent of the
+	// machine's speed).
+	floodHold time.Duration
 }
 
 // NewEpoch returns a fresh agent epoch for Options.Epoch: four random
@@ -174,6 +179,9 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Shell == "" {
 		opts.Shell = "/bin/sh"
+	}
+	if opts.floodHold <= 0 {
+		opts.floodHold = floodHold
 	}
 	log := opts.Logger
 	if log == nil {

@@ -68,6 +68,7 @@ type session struct {
 	clients    int
 	fg         agentproto.Foreground
 	fgSeq      uint64 // incremented when fg changes
+	reads      int64  // reads of the device that returned output (tests count writes against them)
 	exited     bool   // the reader has seen the end and the child was waited for
 	exit       agentproto.Exit
 	exitTime   time.Time
@@ -196,6 +197,7 @@ func (sess *session) readLoop() {
 			sess.ring.Write(buf[:n])
 			sess.ix.Write(buf[:n])
 			sess.times.Write(buf[:n], at)
+			sess.reads++
 			sess.broadcastLocked()
 			watched := sess.clients > 0
 			sess.mu.Unlock()

@@ -22,6 +22,17 @@ const (
 	// the client to close its end, so that input it sent concurrently is
 	// read rather than reset.
 	exitLinger = 5 * time.Second
+	// floodBytes and floodHold make a flood one write per burst rather
+	// than one per PTY read (the kernel hands a PTY's output over at most
+	// 4 KiB a read): once a write carried floodBytes of output or more,
+	// output that follows within floodHold waits until floodHold after
+	// that write, and goes out with whatever else came meanwhile. A
+	// command's few lines, its prompt and keystrokes' echoes are smaller
+	// and go out at once. Each write wakes a goroutine here and the
+	// server's reader there, which on two busy cores cost as much CPU as
+	// the bytes themselves (issue #37: seq 1 1000000 through the agent).
+	floodBytes = 2 << 10
+	floodHold  = 2 * time.Millisecond
 )
 
 // client is one attached connection.
@@ -217,6 +228,10 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err error) {
 	sess := cl.sess
 	var buf []byte
+	hold := time.NewTimer(time.Hour)
+	hold.Stop()
+	defer hold.Stop()
+	var held time.Time // until when output that follows a large write waits
 	for {
 		buf = buf[:0]
 		sess.mu.Lock()
@@ -274,6 +289,9 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 					return "write failed", err
 				}
 			}
+			if off-batch >= floodBytes {
+				held = time.Now().Add(sess.srv.opts.floodHold)
+			}
 		}
 		if finished {
 			return "exited", nil
@@ -288,11 +306,34 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 		}
 		select {
 		case <-wake:
+			if why := cl.holdFlood(hold, held); why != "" {
+				return why, nil
+			}
 		case <-cl.ctrl:
 		case <-cl.quit:
 			return "detached", nil
 		}
 	}
+}
+
+// holdFlood waits, after output woke the writer, until held (see
+// floodHold), or until a reply is queued or the client stops. It returns
+// "detached" if the client stopped, else "".
+func (cl *client) holdFlood(t *time.Timer, held time.Time) string {
+	d := time.Until(held)
+	if d <= 0 {
+		return ""
+	}
+	t.Reset(d)
+	select {
+	case <-t.C:
+	case <-cl.ctrl:
+		t.Stop()
+	case <-cl.quit:
+		t.Stop()
+		return "detached"
+	}
+	return ""
 }
 
 // appendMsg appends m as a frame.

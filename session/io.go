@@ -522,6 +522,7 @@ func (s *Session) waitResult(ctx context.Context, c *command, start time.Time, r
 			req.Progress(el, fg.Name)
 		}
 	}
+	defer s.floodEnded(c)
 	v := s.await(ctx, c, opts.timeout, tick)
 	if !v.Complete {
 		s.mu.Lock()
@@ -1012,15 +1013,18 @@ func (s *Session) readNew(ctx context.Context, req ReadRequest, until *regexp.Re
 	switch {
 	case req.Wait && c != nil:
 		// Wait on the last command sent, with this call's until if given.
+		s.mu.Lock()
 		wc := *c
-		wc.pre = nil
-		wc.pre = nil // Send's own, if it still waits
+		s.mu.Unlock()
+		wc.pre, wc.flooding = nil, false // Send's own, if it still waits
 		if until != nil {
 			wc.Until, wc.Scanned = until, from
 		}
+		defer s.floodEnded(&wc)
 		v = s.await(ctx, &wc, timeout, tick)
 	case req.Wait && until != nil:
 		wc := newCommand(from, start, "", until)
+		defer s.floodEnded(wc)
 		v = s.await(ctx, wc, timeout, tick)
 	case req.Wait:
 		s.waitOutput(ctx, from, timeout)

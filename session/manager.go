@@ -56,6 +56,12 @@ type Options struct {
 	// Approver settles lines the policy or the gate holds (approver.go);
 	// nil refuses them with a *GateError.
 	Approver Approver
+	// Flood, when set, is called with true when a command that a call
+	// waits for has printed enough to be rendered while it runs (256 KiB:
+	// a flood), and with false once that call's result is built; the
+	// calls pair up, and sessions flood at once. cmd/ttymux lowers the
+	// garbage collector's target meanwhile (floodgc.go).
+	Flood func(on bool)
 }
 
 // DefaultLimit is the default number of sessions a Manager holds at once.
@@ -286,7 +292,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	if !o.Input.Pacing.IsZero() {
 		s.SetPacing(o.Input.Pacing)
 	}
-	s.policy, s.approver = m.opts.Policy, m.approver()
+	s.policy, s.approver, s.flood = m.opts.Policy, m.approver(), m.opts.Flood
 	s.target = req.Target
 	if sec := k.secrets(t); len(sec) > 0 {
 		// Should the far end ever echo one, results show ******** instead.
@@ -546,7 +552,7 @@ func (m *Manager) attach(ctx context.Context, k transport.Keeper, host, id strin
 		readOff: md.ReadOff, cmd: md.command(), persisted: md,
 		rec: m.resumeRecording(md, res.From, m.log.With("session", sid)),
 	})
-	s.policy, s.approver = m.opts.Policy, m.approver()
+	s.policy, s.approver, s.flood = m.opts.Policy, m.approver(), m.opts.Flood
 	if host != "" {
 		s.target = transport.SSHTarget(host)
 	}

@@ -63,7 +63,12 @@ func (s *Session) prerender(c *command) {
 			return
 		}
 		p.buf, _ = s.ring.AppendRange(p.buf[:0], p.fed, min(end, p.fed+prerenderChunk))
+		began := s.flood != nil && !c.flooding
+		c.flooding = c.flooding || began
 		s.mu.Unlock()
+		if began {
+			s.flood(true)
+		}
 		n := bytes.LastIndexByte(p.buf, '\n') + 1
 		if n == 0 {
 			if len(p.buf) < prerenderChunk {
@@ -73,6 +78,19 @@ func (s *Session) prerender(c *command) {
 		}
 		p.feed(p.buf[:n])
 		p.fed += int64(n)
+	}
+}
+
+// floodEnded tells Options.Flood that the flood c's prerender began has
+// its result (or its caller gave up), once for each time it was told one
+// began.
+func (s *Session) floodEnded(c *command) {
+	s.mu.Lock()
+	was := c.flooding
+	c.flooding = false
+	s.mu.Unlock()
+	if was {
+		s.flood(false)
 	}
 }
 

@@ -95,6 +95,7 @@ type Session struct {
 	openNote      string           // why a persistent open is not persistent, or what attach lost
 	target        transport.Target // what it was opened with (transfer.go)
 	human         humanLog         // what a person typed that no result told yet (human.go)
+	flood         func(on bool)    // Options.Flood, or nil
 }
 
 // ErrClosed is returned by operations on a session that was closed.

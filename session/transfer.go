@@ -110,12 +110,18 @@ type cwdTracker struct {
 const maxOSC7 = 4096
 
 func (c *cwdTracker) Write(p []byte) {
-	for _, b := range p {
+	for i := 0; i < len(p); i++ {
+		b := p[i]
 		switch c.state {
 		case 0:
-			if b == 0x1b {
-				c.state = 1
+			// Outside a sequence only ESC matters: skip to it at the
+			// speed of bytes.IndexByte (a flood is mostly text).
+			k := bytes.IndexByte(p[i:], 0x1b)
+			if k < 0 {
+				return
 			}
+			i += k
+			c.state = 1
 		case 1:
 			c.state = 0
 			if b == ']' {

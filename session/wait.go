@@ -29,6 +29,9 @@ type command struct {
 	verdict.Command
 
 	pre *prerender // its output rendered ahead while it runs (prerender.go)
+	// flooding: Options.Flood was told a flood began with this command's
+	// prerender, and not yet that the result of the call is built.
+	flooding bool
 	// owes is how many D marks the shell prints after SendOff before it
 	// has read everything typed so far (this line's own when it submits
 	// one): the next send is typed ahead while some are outstanding.
@@ -183,19 +186,20 @@ const inputHold = 150 * time.Millisecond
 // and a line c typed ahead was that program's input. It reports whether c
 // changed.
 func (s *Session) settleOwed(c *command) bool {
+	// The log first: while a command runs (a flood re-evaluates every
+	// 2 ms) it has no D mark yet, and the foreground costs system calls.
+	if !s.owesQuietly(c) {
+		return false
+	}
 	if fg, ok := s.foreground(); ok && !fg.IsShell {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.det.Hooked() || !s.ready || s.exited {
+	if !s.owesQuietlyLocked(c) {
 		return false
 	}
-	last, ok := s.det.Last()
 	n := s.det.DoneSince(c.SendOff)
-	if !ok || last.Kind == verdict.MarkCommand || n < 1 || n >= c.DueD || s.now().Sub(latest(s.lastOutput, c.Sent)) < owedQuiet {
-		return false
-	}
 	if c.NeedC {
 		if !c.submits {
 			return false // its line waits in the shell's line editor
@@ -204,6 +208,23 @@ func (s *Session) settleOwed(c *command) bool {
 	}
 	c.DueD, c.owes = n, n
 	return true
+}
+
+// owesQuietly reports whether c waits for D marks the hooked shell, idle
+// at its prompt for owedQuiet, may never print (settleOwed).
+func (s *Session) owesQuietly(c *command) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owesQuietlyLocked(c)
+}
+
+func (s *Session) owesQuietlyLocked(c *command) bool {
+	if !s.det.Hooked() || !s.ready || s.exited {
+		return false
+	}
+	last, ok := s.det.Last()
+	n := s.det.DoneSince(c.SendOff)
+	return ok && last.Kind != verdict.MarkCommand && n >= 1 && n < c.DueD && s.now().Sub(latest(s.lastOutput, c.Sent)) >= owedQuiet
 }
 
 // latest returns the later of a and b.

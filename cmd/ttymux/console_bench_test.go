@@ -44,6 +44,11 @@ import (
 //	ms-to-page                   keys typed into a watched session until
 //	                             their echo reaches its page (mean);
 //	                             max-ms-to-page the slowest
+//	flood-MB/s, flood-cpu-ms/MB  how fast the flood ran while watched, and
+//	                             this process's CPU per MB of it: a
+//	                             faster reader lets `yes` print faster,
+//	                             so the % follows the rate as much as
+//	                             the cost (issue #37)
 //
 // The flood is `yes` in one session for cpuWindow. Run with
 //
@@ -64,6 +69,7 @@ type watchRig struct {
 	startFlood func()
 	stopFlood  func()
 	typeKeys   func([]byte) error
+	flooded    func() int64 // output bytes of the flooding session so far
 }
 
 // serverWatchRig: 20 local shells a server holds itself (the console of
@@ -92,6 +98,7 @@ func serverWatchRig(b *testing.B) watchRig {
 			mustSendTB(b, cs, map[string]any{"session_id": ids[0], "keys": []string{"ctrl+c"}, "timeout_ms": 20000})
 		},
 		typeKeys: func(p []byte) error { _, err := src.find(ids[1]).HumanWrite(p); return err },
+		flooded:  func() int64 { return src.find(ids[0]).OutputEnd() },
 	}
 }
 
@@ -138,6 +145,7 @@ func agentWatchRig(b *testing.B) watchRig {
 		},
 		stopFlood: func() { conns[0].Write([]byte{3}) },
 		typeKeys:  func(p []byte) error { _, err := conns[1].Write(p); return err },
+		flooded:   flooded.Load,
 	}
 }
 
@@ -148,9 +156,12 @@ func benchWatch(b *testing.B, r watchRig) {
 	// What the flood left drains, and the agent's fast foreground polling
 	// after output (2 s, agentd's fgBurst) ends: idle is idle.
 	settle := func() { time.Sleep(2500 * time.Millisecond) }
+	var floodMB float64
 	flood := func() float64 {
 		r.startFlood()
+		n0 := r.flooded()
 		cpu := cpuPercent(cpuWindow)
+		floodMB = float64(r.flooded()-n0) / 1e6
 		r.stopFlood()
 		return cpu
 	}
@@ -218,6 +229,8 @@ func benchWatch(b *testing.B, r watchRig) {
 	b.ReportMetric(unwatchedFlood, "unwatched-flood-cpu-%")
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms-to-page")
 	b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms-to-page")
+	b.ReportMetric(floodMB/cpuWindow.Seconds(), "flood-MB/s")
+	b.ReportMetric(flooded*cpuWindow.Seconds()*10/floodMB, "flood-cpu-ms/MB") // % of a core × s → ms
 }
 
 // mustSendTB is mustSend for benchmarks.

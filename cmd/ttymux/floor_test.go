@@ -65,9 +65,19 @@ func (p *ptyFloor) roundTrip(b *testing.B) time.Duration {
 	return time.Since(start)
 }
 
-// stdioClient starts cmd as an MCP server over stdio.
+// stdioClient starts cmd as an MCP server over stdio. Its stderr goes to
+// the file TTYMUX_BENCH_STDERR names, if set (the log, and the garbage
+// collector's trace with GODEBUG=gctrace=1, for a profile).
 func stdioClient(b *testing.B, cmd *exec.Cmd) *mcp.ClientSession {
 	cmd.Stderr = io.Discard
+	if f := os.Getenv("TTYMUX_BENCH_STDERR"); f != "" {
+		w, err := os.OpenFile(f, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { w.Close() })
+		cmd.Stderr = w
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -186,6 +186,7 @@ func serve(args []string, stderr io.Writer) int {
 		Limit:    *limit,
 		RingSize: *ringMiB << 20,
 		Logger:   log,
+		Flood:    floodHook(), // floodgc.go
 	}
 	if !*noAgent {
 		opts.Keeper = &agent.Client{AgentPath: *agentPath, Logger: log.With("component", "agent-client")}
