@@ -164,6 +164,9 @@ type leftLine struct {
 
 // personLeft returns what a person left on the line.
 func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
+	if !pl.fromOthers && !pl.edited && len(pl.tail) == 0 {
+		return leftLine{} // the person's own keys ended with Enter (or ctrl+c)
+	}
 	if s.atHookedPrompt() {
 		if line, err := s.editorLine(ctx); err == nil {
 			s.sendMu.Lock()

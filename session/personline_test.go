@@ -128,3 +128,69 @@ func TestPersonLeftLine(t *testing.T) {
 		})
 	}
 }
+
+// TestPersonKeysRecorded (issue #35): a session's asciicast recording
+// marks where a person's keys start ("m" event) and records them as input
+// where the terminal shows them, never a secret they type to a read -s,
+// typed alone or ahead in one write with the command that asks. Before,
+// HumanWrite's keys were in no event.
+func TestPersonKeysRecorded(t *testing.T) {
+	m := newManager(t, session.Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "local", Record: true, Target: transport.Target{
+		Env: []string{"HOME=" + t.TempDir(), "PS1=$ "},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logOnFailure(t, s)
+	if !s.Info().Integrated {
+		t.Fatal("bash is not integrated")
+	}
+	type4 := func(p string, want *regexp.Regexp) {
+		t.Helper()
+		if _, err := s.HumanWrite([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+		awaitOutput(t, s, want)
+	}
+	type4("echo rec-$((2*21))\r", regexp.MustCompile(`rec-42\r\n(?s:.*)133;B`))
+	send(t, s, session.SendRequest{Text: "echo model-typed"})
+	if _, err := s.Send(ctx, session.SendRequest{Text: "read -s X; echo got-${#X}", Enter: true}); err != nil {
+		t.Fatal(err)
+	}
+	awaitOutput(t, s, regexp.MustCompile(`echo got-\$\{#X\}\r\n(?s:.*)133;C`))
+	type4("hunter2secret\r", regexp.MustCompile(`got-13\r\n(?s:.*)133;B`))
+	// Typed ahead in one write: whether the shell or read takes it, it
+	// is not shown; ctrl+c ends whatever waits.
+	type4("read -s Y; echo y-${#Y}\rtypedahead9\r", regexp.MustCompile(`echo y-\$\{#Y\}\r\n(?s:.*)133;C`))
+	type4("\x03", regexp.MustCompile(`echo y-\$\{#Y\}\r\n(?s:.*)133;B`))
+	path := s.Info().Recording
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cast := string(b)
+	if strings.Contains(cast, "hunter2secret") || strings.Contains(cast, "typedahead9") {
+		t.Fatalf("a secret a person typed is in the recording:\n%s", cast)
+	}
+	var marks, person, model int
+	for _, l := range strings.Split(cast, "\n") {
+		switch {
+		case strings.Contains(l, `"m", "a person typed"`) || strings.Contains(l, `"m","a person typed"`):
+			marks++
+		case strings.Contains(l, `"i"`) && strings.Contains(l, `echo rec-$((2*21))`):
+			person++
+		case strings.Contains(l, `"i"`) && strings.Contains(l, `echo model-typed`):
+			model++
+		}
+	}
+	t.Logf("recording:\n%s", cast)
+	if marks < 2 || person != 1 || model != 1 {
+		t.Fatalf("recording: %d person markers (want 2 or more), the person's line in %d input events (want 1), the model's in %d (want 1):\n%s", marks, person, model, cast)
+	}
+}
