@@ -73,6 +73,7 @@ type session struct {
 	exitTime   time.Time
 	link       string // KindSerial: agentproto.LinkUp or LinkDisconnected
 	linkSeq    uint64 // incremented when link changes
+	typed      int64  // bytes of input all clients wrote (Typed)
 }
 
 // startSession starts the child and the session's goroutines. The caller
@@ -232,10 +233,16 @@ func (sess *session) read(p []byte) (int, error) { return sess.dev.Read(p) }
 
 // write writes a client's input to the device. Input starts a burst of
 // foreground checks: a typed command may start a program before it prints
-// anything.
+// anything. The other clients' writers are woken to send Typed.
 func (sess *session) write(p []byte) (int, error) {
 	n, err := sess.dev.Write(p)
 	sess.kickMonitor()
+	if n > 0 {
+		sess.mu.Lock()
+		sess.typed += int64(n)
+		sess.broadcastLocked()
+		sess.mu.Unlock()
+	}
 	return n, err
 }
 

@@ -3,9 +3,11 @@ package session
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ttymux/ttymux/session/verdict"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -200,39 +202,37 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 }
 
 // cursorLineText returns the text on the screen's cursor line after the
-// prompt the last command was typed at (all of it when that prompt is not
-// there), redacted.
+// prompt, redacted: "" when the line is a prompt alone. The prompt is the
+// one the last command was typed at, or else what ends like one ("$ ",
+// "# ", "> ", "% ") early on the line.
 func (s *Session) cursorLineText() string {
 	snap := s.scr.Snapshot()
 	if snap.AltScreen || snap.CursorRow < 0 || snap.CursorRow >= len(snap.Lines) {
 		return ""
 	}
-	row := snap.Lines[snap.CursorRow]
+	row := strings.TrimSpace(snap.Lines[snap.CursorRow])
 	s.mu.Lock()
+	here := strings.TrimSpace(verdict.LearnPrompt(s.ring))
 	prompt := ""
 	if s.cmd != nil {
-		prompt = strings.TrimRight(s.cmd.Prompt, " ")
+		prompt = strings.TrimSpace(s.cmd.Prompt)
 	}
 	secrets := s.secrets
 	s.mu.Unlock()
-	if prompt != "" {
-		if _, after, ok := strings.Cut(row, prompt); ok {
-			row = after
-		}
+	if row == "" || row == here || row == prompt {
+		return ""
+	}
+	if _, after, ok := strings.Cut(row, prompt); ok && prompt != "" {
+		return redact(strings.TrimSpace(after), secrets)
+	}
+	if i := promptEndRe.FindStringIndex(row); i != nil {
+		row = row[i[1]:]
 	}
 	return redact(strings.TrimSpace(row), secrets)
 }
 
-// humanTyped records a person's keys p in s.human. s.mu must be held.
-func (s *Session) humanTypedLocked(p []byte) {
-	l := &s.human.line
-	s.human.keys += len(p)
-	l.typed = true
-	l.tail, l.edited = editTail(l.tail, l.edited, p)
-	if strings.ContainsAny(string(p), "\r\n") {
-		l.entered, l.enterMarks = true, s.det.Count()
-	}
-}
+// promptEndRe finds the end of a prompt near the start of a line.
+var promptEndRe = regexp.MustCompile(`^.{0,80}?[$#>%] `)
 
 // secretList returns the session's secrets.
 func (s *Session) secretList() []string {
@@ -287,4 +287,16 @@ func (s *Session) personKeysShown() bool {
 		return err == nil && on && after
 	}
 	return false
+}
+
+// humanTypedLocked records a person's keys p in s.human. s.mu must be
+// held.
+func (s *Session) humanTypedLocked(p []byte) {
+	l := &s.human.line
+	s.human.keys += len(p)
+	l.typed = true
+	l.tail, l.edited = editTail(l.tail, l.edited, p)
+	if strings.ContainsAny(string(p), "\r\n") {
+		l.entered, l.enterMarks = true, s.det.Count()
+	}
 }
