@@ -202,9 +202,9 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 }
 
 // cursorLineText returns the text on the screen's cursor line after the
-// prompt, redacted: "" when the line is a prompt alone. The prompt is the
-// one the last command was typed at, or else what ends like one ("$ ",
-// "# ", "> ", "% ") early on the line.
+// prompt, redacted: "" when the line is a prompt alone or shows none. The
+// prompt is the one the last command was typed at, or else what ends like
+// one ("$ ", "# ", "> ", "% ") early on the line.
 func (s *Session) cursorLineText() string {
 	snap := s.scr.Snapshot()
 	if snap.AltScreen || snap.CursorRow < 0 || snap.CursorRow >= len(snap.Lines) {
@@ -225,10 +225,13 @@ func (s *Session) cursorLineText() string {
 	if _, after, ok := strings.Cut(row, prompt); ok && prompt != "" {
 		return redact(strings.TrimSpace(after), secrets)
 	}
-	if i := promptEndRe.FindStringIndex(row); i != nil {
-		row = row[i[1]:]
+	// No prompt on the line: a program's output (a progress line), not
+	// a line being edited.
+	i := promptEndRe.FindStringIndex(row)
+	if i == nil {
+		return ""
 	}
-	return redact(strings.TrimSpace(row), secrets)
+	return redact(strings.TrimSpace(row[i[1]:]), secrets)
 }
 
 // promptEndRe finds the end of a prompt near the start of a line.
