@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,11 +16,8 @@ import (
 	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
-	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
-	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 // ownRig is what ttymux mcp --http serves: the MCP endpoint and, at every
@@ -168,25 +164,8 @@ func TestConsoleOwnLocal(t *testing.T) {
 // TestConsoleOwnSSH: the same over a real sshd on loopback.
 func TestConsoleOwnSSH(t *testing.T) {
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
-	home := t.TempDir()
-	known := filepath.Join(home, ".ssh", "known_hosts")
-	if err := os.MkdirAll(filepath.Dir(known), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(known, []byte(d.KnownHostsLine()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, ".ssh", "config")
-	if err := os.WriteFile(cfg, []byte(d.ConfigBlock("box", known)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := session.NewManager(session.Options{
-		Kinds: testKinds(map[string]transport.Opener{
-			"local": &local.Opener{},
-			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
-		}),
-		StateDir: t.TempDir(),
-	})
+	cfg, home := sshClientHome(t, []*sshdtest.SSHD{d}, func(known string) string { return d.ConfigBlock("box", known) })
+	m := session.NewManager(session.Options{Kinds: sshKinds(cfg, home), StateDir: t.TempDir()})
 	t.Cleanup(m.CloseAll)
 	r := newOwnRig(t, m)
 	var open OpenOut
