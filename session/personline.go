@@ -169,7 +169,8 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 	if !pl.fromOthers && !pl.edited && len(pl.tail) == 0 {
 		return leftLine{} // the person's own keys ended with Enter (or ctrl+c)
 	}
-	if s.atHookedPrompt() {
+	st := s.classify()
+	if s.atHookedPrompt() && lineKeys(st) {
 		if line, err := s.editorLine(ctx); err == nil {
 			s.sendMu.Lock()
 			mine := s.pending
@@ -181,7 +182,6 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 		}
 	}
 	var l leftLine
-	st := s.classify()
 	if st.FGOK && shellKind(st.FG.Name) != "" {
 		l.clear = clearLineKeys
 	}
@@ -199,6 +199,18 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 		l.where = "(as the screen shows it) " + l.where
 	}
 	return l
+}
+
+// lineKeys reports whether the hooked shell st shows may bind the hook's
+// line keys: bash and zsh do (shellinit); fish and the POSIX hook do not,
+// and asking them would only wait editorLineWait. Over SSH the foreground
+// is not known: the hook there is bash's or zsh's, or answers nothing.
+func lineKeys(st verdict.Status) bool {
+	if !st.FGOK {
+		return true
+	}
+	k := shellKind(st.FG.Name)
+	return k == "bash" || k == "zsh"
 }
 
 // cursorLineText returns the text on the screen's cursor line after the

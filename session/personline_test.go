@@ -50,6 +50,10 @@ func TestPersonLeftLine(t *testing.T) {
 	}{
 		{name: "bash", shell: "bash", hooked: true},
 		{name: "zsh", shell: "zsh", hooked: true},
+		// Hooked, but without the line keys: the person's keys tell
+		// the line.
+		{name: "fish", shell: "fish", hooked: true},
+		{name: "dash", shell: "dash", hooked: true},
 		// Without the hook: the person's own keys tell the line, and
 		// ctrl+e ctrl+u clears it.
 		// (env: a program ttymux does not integrate, which runs dash.)
@@ -89,7 +93,11 @@ func TestPersonLeftLine(t *testing.T) {
 				t.Fatal(err)
 			}
 			awaitOutput(t, s, regexp.MustCompile(`touch person-file `))
-			r := send(t, s, session.SendRequest{Text: "echo model-$((6*7))"})
+			calc := "$((6*7))"
+			if tc.shell == "fish" {
+				calc = "(math 6 '*' 7)"
+			}
+			r := send(t, s, session.SendRequest{Text: "echo model-" + calc})
 			if r.Output != "model-42" || tc.hooked && exitCode(r) != "0" || !strings.Contains(r.Note, `a person left "touch person-file "`) || !strings.Contains(r.Note, "cleared it") {
 				t.Fatalf("the model's command after a person's keys without Enter: output %q exit %s note %q", r.Output, exitCode(r), r.Note)
 			}
