@@ -170,7 +170,7 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 		return leftLine{} // the person's own keys ended with Enter (or ctrl+c)
 	}
 	st := s.classify()
-	if s.atHookedPrompt() && lineKeys(st) {
+	if s.atHookedPrompt() && s.lineKeys(st) {
 		if line, err := s.editorLine(ctx); err == nil {
 			s.sendMu.Lock()
 			mine := s.pending
@@ -204,10 +204,13 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 // lineKeys reports whether the hooked shell st shows may bind the hook's
 // line keys: bash and zsh do (shellinit); fish and the POSIX hook do not,
 // and asking them would only wait editorLineWait. Over SSH the foreground
-// is not known: the hook there is bash's or zsh's, or answers nothing.
-func lineKeys(st verdict.Status) bool {
+// is not known: the hook there is bash's or zsh's unless it said fish.
+func (s *Session) lineKeys(st verdict.Status) bool {
 	if !st.FGOK {
-		return true
+		s.mu.Lock()
+		fish := s.fish || s.det.Shell() == "fish"
+		s.mu.Unlock()
+		return !fish
 	}
 	k := shellKind(st.FG.Name)
 	return k == "bash" || k == "zsh"

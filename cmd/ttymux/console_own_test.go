@@ -214,4 +214,19 @@ func TestConsoleOwnSerial(t *testing.T) {
 	if !strings.Contains(rd.Note, "a person typed in this terminal") || !strings.Contains(rd.Note, "login: root") {
 		t.Fatalf("the read after the person typed: %+v", rd)
 	}
+	// Keys left without Enter on a device whose line nobody can clear
+	// for sure: the model's text is refused, naming them (issue #35).
+	r.takeOverAndType(t, open.ID, "reboo", "", page)
+	got.waitFor(t, "the device", "reboo")
+	msg := wantError(t, r.mcp, "send", map[string]any{"session_id": open.ID, "text": "uname -a"}, `a person left "reboo"`, "nothing of this send was typed")
+	t.Logf("send after a person's keys without Enter: %s", msg)
+	// Told, the model's next send is typed as asked.
+	call(t, r.mcp, "send", map[string]any{"session_id": open.ID, "keys": []string{"ctrl+u"}, "wait": false}, nil)
+	got.waitFor(t, "the device", "reboo\x15")
+	got.mu.Lock()
+	typed := string(got.buf)
+	got.mu.Unlock()
+	if strings.Contains(typed, "uname") {
+		t.Fatalf("the refused text reached the device: %q", typed)
+	}
 }
