@@ -15,9 +15,7 @@ import (
 	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
-	"github.com/ttymux/ttymux/transport/local"
 )
 
 // TestHumanTypedNoteThroughAgent: a person takes over a persistent
@@ -118,14 +116,7 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 // agent of client keeps, and an MCP client connected to it.
 func keptServer(t *testing.T, client *agentc.Client) (*session.Manager, *mcp.ClientSession) {
 	t.Helper()
-	m := session.NewManager(session.Options{
-		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
-		StateDir: t.TempDir(),
-		Shell:    "/bin/bash",
-		NoRC:     true,
-		Keeper:   client,
-	})
-	t.Cleanup(m.CloseAll)
+	m := newTestManager(t, client)
 	return m, connect(t, newServer(m, nil), nil)
 }
 

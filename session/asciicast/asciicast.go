@@ -436,46 +436,36 @@ func (r *Recorder) Skip(n int64) {
 
 // input records what was typed (never call it with a secret).
 func (r *Recorder) Input(p []byte) {
-	if r == nil || len(p) == 0 {
-		return
+	if len(p) > 0 {
+		r.event('i', p)
 	}
-	r.mu.Lock()
-	if r.stopped || r.closed {
-		r.mu.Unlock()
-		return
-	}
-	r.appendLocked(recEvent{kind: 'i'}, p)
 }
 
 // Marker records a marker event ("m", asciicast v2): label says what
 // happened there (players list markers as chapters).
-func (r *Recorder) Marker(label string) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	if r.stopped || r.closed {
-		r.mu.Unlock()
-		return
-	}
-	r.appendLocked(recEvent{kind: 'm'}, []byte(label))
-}
+func (r *Recorder) Marker(label string) { r.event('m', []byte(label)) }
 
 // resize records a new window size.
 func (r *Recorder) Resize(rows, cols int) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	if r.stopped || r.closed {
-		r.mu.Unlock()
-		return
-	}
 	var b [24]byte
 	s := strconv.AppendInt(b[:0], int64(cols), 10)
 	s = append(s, 'x')
 	s = strconv.AppendInt(s, int64(rows), 10)
-	r.appendLocked(recEvent{kind: 'r'}, s)
+	r.event('r', s)
+}
+
+// event records an event of kind with data (copied), unless the
+// recording stopped or closed.
+func (r *Recorder) event(kind byte, data []byte) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.stopped || r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.appendLocked(recEvent{kind: kind}, data)
 }
 
 // appendLocked queues an event and wakes the writer; it unlocks r.mu.
