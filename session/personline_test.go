@@ -3,7 +3,6 @@ package session_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,18 +21,6 @@ func awaitOutput(t *testing.T, s *session.Session, re *regexp.Regexp) {
 		b, _, _, _ := s.OutputFrom(0, 1<<20)
 		return re.Match(b)
 	})
-}
-
-func needShell(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing under CI", name)
-		}
-		t.Skipf("no %s", name)
-	}
-	return path
 }
 
 // TestPersonLeftLine (issue #35): a person types at the prompt without
@@ -60,7 +47,7 @@ func TestPersonLeftLine(t *testing.T) {
 		{name: "dash-unhooked", shell: "dash", args: []string{"dash", "-i"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := needShell(t, tc.shell)
+			path := lookShell(t, []string{tc.shell})[0]
 			var s *session.Session
 			dir := t.TempDir()
 			if tc.hooked {
