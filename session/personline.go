@@ -28,7 +28,8 @@ import (
 //   - keys (which act on the line: enter would run it) and text where no
 //     clear is known (a serial console, a program) are refused with an
 //     error naming the line; the model then knows it, and its next send
-//     is typed as asked (a later Enter is judged on the whole line).
+//     is typed as asked (a later Enter is judged on the whole line, as
+//     after the model's own text typed without Enter).
 
 // clearLineKeys empty the line in the shells shellKind knows: ctrl+e goes
 // to the end of the line, ctrl+u kills back to its start (readline, zle,
@@ -144,7 +145,8 @@ func (s *Session) personLineCheck(ctx context.Context, req SendRequest) error {
 		return nil
 	}
 	// The model learns the line here, so its next send is typed as
-	// asked; an Enter then is judged on the whole line (pending).
+	// asked; an Enter then is judged on the whole line (pending), and
+	// refused where the line cannot be read (editline.go).
 	s.sendMu.Lock()
 	if s.pending == "" {
 		s.pending = left.line
@@ -154,7 +156,7 @@ func (s *Session) personLineCheck(ctx context.Context, req SendRequest) error {
 	if req.Text != "" {
 		why = "your text would join it and ttymux knows no key that clears a line here"
 	}
-	return fmt.Errorf("a person left %s without pressing Enter (it did not run); nothing of this send was typed, since %s: send keys [\"ctrl+e\", \"ctrl+u\"] (or what clears a line there) and then your command, or keys [\"enter\"] to run their line", what, why)
+	return fmt.Errorf("a person left %s without pressing Enter (it did not run); nothing of this send was typed, since %s: clear the line (keys [\"ctrl+e\", \"ctrl+u\"], or what clears a line there), then send your command; to run their line, send it yourself as text", what, why)
 }
 
 // leftLine is what a person left on the line.

@@ -220,13 +220,16 @@ func TestConsoleOwnSerial(t *testing.T) {
 	got.waitFor(t, "the device", "reboo")
 	msg := wantError(t, r.mcp, "send", map[string]any{"session_id": open.ID, "text": "uname -a"}, `a person left "reboo"`, "nothing of this send was typed")
 	t.Logf("send after a person's keys without Enter: %s", msg)
-	// Told, the model's next send is typed as asked.
-	call(t, r.mcp, "send", map[string]any{"session_id": open.ID, "keys": []string{"ctrl+u"}, "wait": false}, nil)
-	got.waitFor(t, "the device", "reboo\x15")
 	got.mu.Lock()
 	typed := string(got.buf)
 	got.mu.Unlock()
 	if strings.Contains(typed, "uname") {
 		t.Fatalf("the refused text reached the device: %q", typed)
 	}
+	// Told, the model clears the line as the error says, and its
+	// command follows.
+	call(t, r.mcp, "send", map[string]any{"session_id": open.ID, "keys": []string{"ctrl+e", "ctrl+u"}, "wait": false}, nil)
+	got.waitFor(t, "the device", "reboo\x05\x15")
+	call(t, r.mcp, "send", map[string]any{"session_id": open.ID, "text": "uname -a", "wait": false}, nil)
+	got.waitFor(t, "the device", "reboo\x05\x15uname -a\r")
 }
