@@ -233,14 +233,19 @@ func (sess *session) read(p []byte) (int, error) { return sess.dev.Read(p) }
 
 // write writes a client's input to the device. Input starts a burst of
 // foreground checks: a typed command may start a program before it prints
-// anything. The other clients' writers are woken to send Typed.
+// anything. The input is counted before it is written, so the other
+// clients' writers send Typed ahead of its echo (less what was not
+// written, after).
 func (sess *session) write(p []byte) (int, error) {
+	sess.mu.Lock()
+	sess.typed += int64(len(p))
+	sess.broadcastLocked()
+	sess.mu.Unlock()
 	n, err := sess.dev.Write(p)
 	sess.kickMonitor()
-	if n > 0 {
+	if n < len(p) {
 		sess.mu.Lock()
-		sess.typed += int64(n)
-		sess.broadcastLocked()
+		sess.typed -= int64(len(p) - n)
 		sess.mu.Unlock()
 	}
 	return n, err

@@ -261,6 +261,28 @@ func (s *Session) secretList() []string {
 	return s.secrets
 }
 
+// markOthers marks in the recording where keys another client of the
+// agent typed (ttymux attach, ttymux web) start: their count arrives
+// ahead of their echo, so the marker goes before it. The keys themselves
+// are in the output only: the server never has them. t.feedMu is held.
+func (t *terminal) markOthers() {
+	if t.rec == nil {
+		return
+	}
+	si, ok := t.conn.(transport.SharedInput)
+	if !ok {
+		return
+	}
+	n := si.TypedByOthers()
+	if n <= t.othersRec {
+		return
+	}
+	t.othersRec = n
+	if !t.othersRun.Swap(true) {
+		t.rec.Marker("a person typed")
+	}
+}
+
 // personMask stands in the recording for keys a person typed where they
 // may be a secret.
 const personMask = "********"

@@ -146,7 +146,8 @@ func TestHumanTypedNoteWithoutHook(t *testing.T) {
 	sock := humanAgent(t)
 	client := &agentc.Client{Socket: sock}
 	m, cs := keptServer(t, client)
-	open := openKept(t, cs, map[string]any{"command": "/usr/bin/env", "args": []string{"dash", "-i"}})
+	cast := filepath.Join(t.TempDir(), "s.cast")
+	open := openKept(t, cs, map[string]any{"command": "/usr/bin/env", "args": []string{"dash", "-i"}, "record_path": cast})
 	if open.Integrated {
 		t.Fatalf("dash under env is integrated: %+v", open)
 	}
@@ -193,6 +194,18 @@ func TestHumanTypedNoteWithoutHook(t *testing.T) {
 	t.Logf("note: %s", r.Note)
 	if _, err := os.Stat(filepath.Join(dir, "person-file")); err == nil {
 		t.Fatal("the person's line ran")
+	}
+	// The recording marks where the person's keys start, ahead of their
+	// echo, once a run.
+	call(t, cs, "close", map[string]any{"session_id": id}, nil)
+	b, err := os.ReadFile(cast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := string(b)
+	marker := `"m", "a person typed"`
+	if strings.Count(rec, marker) != 2 || strings.Index(rec, marker) > strings.Index(rec, "person-$((6*7))") {
+		t.Fatalf("recording: want 2 markers, the first before the person's echo:\n%s", rec)
 	}
 }
 
