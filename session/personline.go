@@ -183,6 +183,9 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 			return leftLine{line: line, where: "on the shell's line", clear: lineKillKey}
 		}
 	}
+	if s.scr.AltScreen() {
+		return leftLine{} // a full-screen program's keys are commands, not a line (vim's dd)
+	}
 	var l leftLine
 	if st.FGOK && shellKind(st.FG.Name) != "" {
 		l.clear = clearLineKeys

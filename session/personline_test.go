@@ -189,3 +189,31 @@ func TestPersonKeysRecorded(t *testing.T) {
 		t.Fatalf("recording: %d person markers (want 2 or more), the person's line in %d input events (want 1), the model's in %d (want 1):\n%s", marks, person, model, cast)
 	}
 }
+
+// TestPersonKeysInFullScreen: keys a person typed into a full-screen
+// program (vim's "dd", no Enter) are not a line left at a prompt: the
+// model's next keys are typed as asked.
+func TestPersonKeysInFullScreen(t *testing.T) {
+	vim := lookShell(t, []string{"vim"})[0]
+	m := newManager(t, session.Options{})
+	s := openShell(t, m)
+	logOnFailure(t, s)
+	f := filepath.Join(t.TempDir(), "f.txt")
+	if err := os.WriteFile(f, []byte("one\ntwo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := send(t, s, session.SendRequest{Text: vim + " -u NONE -N -n " + f, Until: "two"}); r.Mode != "screen" {
+		t.Fatalf("vim start: %+v", r)
+	}
+	if _, err := s.HumanWrite([]byte("dd")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Send(t.Context(), session.SendRequest{Keys: []string{"esc"}}); err != nil {
+		t.Fatalf("keys after a person's keys in vim: %v", err)
+	}
+	send(t, s, session.SendRequest{Text: ":wq"})
+	b, err := os.ReadFile(f)
+	if err != nil || string(b) != "two\n" {
+		t.Fatalf("the file after the person's dd and the model's :wq: %q %v", b, err)
+	}
+}
