@@ -41,11 +41,19 @@ func newOwnRig(t *testing.T, m *session.Manager) *ownRig {
 		t.Fatal(err)
 	}
 	r := &ownRig{consoleRig: &consoleRig{srv: hs, cs: cons}, mcp: cs}
-	r.b = r.browser(t)
-	if resp, err := r.b.Get(hs.URL + "/?token=" + testToken); err != nil || resp.StatusCode != 200 {
+	r.b = r.loggedIn(t)
+	return r
+}
+
+// loggedIn is a browser that has traded the console's token for its
+// cookie.
+func (r *consoleRig) loggedIn(t *testing.T) *http.Client {
+	t.Helper()
+	b := r.browser(t)
+	if resp, err := b.Get(r.srv.URL + "/?token=" + r.cs.Token()); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("console login: %v %v", err, resp)
 	}
-	return r
+	return b
 }
 
 // listed waits until the console lists id and returns its row.

@@ -43,10 +43,7 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(cons.Close)
 	rig := &consoleRig{srv: srv, cs: cons}
-	b := rig.browser(t)
-	if resp, err := b.Get(srv.URL + "/?token=" + cons.Token()); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("login: %v %v", err, resp)
-	}
+	b := rig.loggedIn(t)
 	if got := rig.post(t, b, "/api/s/"+id+"/takeover", "p1", ""); got.StatusCode != 200 {
 		t.Fatalf("take over: %d", got.StatusCode)
 	}
