@@ -37,6 +37,10 @@ import (
 // shell without a line editor, dash, where ^E is killed with the rest).
 const clearLineKeys = "\x05\x15"
 
+// discardKeys empty the line being edited: a send that starts with one
+// is typed as asked after a person left keys there.
+var discardKeys = map[string]bool{"ctrl+c": true, "ctrl+u": true}
+
 // maxTail bounds the person's keys kept for the line.
 const maxTail = 4096
 
@@ -141,6 +145,14 @@ func (s *Session) personLineCheck(ctx context.Context, req SendRequest) error {
 		}
 		s.mu.Lock()
 		s.human.cleared = fmt.Sprintf("a person left %s without pressing Enter; it did not run, and ttymux cleared it before typing your text (send it yourself if it should run)", what)
+		s.mu.Unlock()
+		return nil
+	}
+	if req.Text == "" && len(req.Keys) > 0 && discardKeys[normKey(req.Keys[0])] {
+		// ctrl+c or ctrl+u first: the model's keys empty the line
+		// themselves.
+		s.mu.Lock()
+		s.human.cleared = fmt.Sprintf("a person left %s without pressing Enter; it did not run, and your %s cleared it", what, req.Keys[0])
 		s.mu.Unlock()
 		return nil
 	}

@@ -111,6 +111,26 @@ func TestPersonLeftLine(t *testing.T) {
 			if r.Output != "model-after" || strings.Contains(r.Note, "person left") {
 				t.Fatalf("the model's command after it cleared the line: output %q note %q", r.Output, r.Note)
 			}
+			// A send that starts with ctrl+u (or ctrl+c) empties the line
+			// itself: typed, and told.
+			if _, err := s.HumanWrite([]byte("touch person-file ")); err != nil {
+				t.Fatal(err)
+			}
+			awaitOutput(t, s, regexp.MustCompile(`model-after(?s:.*)touch person-file `))
+			rc, err := s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+u"}})
+			if err != nil {
+				t.Fatalf("ctrl+u after a person's keys: %v", err)
+			}
+			r = send(t, s, session.SendRequest{Text: "echo model-four"})
+			// The note comes with the first result after: ctrl+u's own, or
+			// the next while the shell's answer to it is on its way.
+			note := rc.Note + " | " + r.Note
+			if r.Output != "model-four" || !strings.Contains(note, `a person left "touch person-file "`) || !strings.Contains(note, "your ctrl+u cleared it") {
+				t.Fatalf("the model's command after its ctrl+u: output %q notes %q", r.Output, note)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "person-file")); err == nil {
+				t.Fatal("the person's line ran")
+			}
 			// A person's line that ended with Enter is no reason to clear.
 			if _, err := s.HumanWrite([]byte("echo person-ran\r")); err != nil {
 				t.Fatal(err)
