@@ -14,13 +14,18 @@ import (
 // that a person typed, which command lines ran and what the screen shows
 // now (issue #35).
 //
-// Two signals say a person typed:
+// Three signals say a person typed:
 //   - Input written with HumanWrite (the console driving a session this
 //     server holds itself): counted as it is written.
 //   - With ttymux's shell hook, a C mark (a command line accepted) that no
 //     send of the model accounts for: it comes after the last D mark the
 //     model's last command owes (command.owes). That needs no help from
 //     whoever typed, so it covers a person attached to the agent too.
+//   - For a session the agent keeps, the input its other clients wrote
+//     (transport.SharedInput: ttymux attach, ttymux web), with or
+//     without the hook.
+//
+// What a person left on the line without Enter is personline.go's.
 
 // humanLog is what a person typed that no result has told the model yet.
 // s.mu guards it.
