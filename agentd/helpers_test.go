@@ -222,6 +222,7 @@ type tconn struct {
 	eof     bool
 	frames  []agentproto.Type // every frame type received, in order
 	stamps  int               // Stamps frames received
+	typed   int64             // the last Typed's Others
 }
 
 // dial connects and exchanges headers.
@@ -349,6 +350,11 @@ func (tc *tconn) step() bool {
 		tc.replies = append(tc.replies, m)
 	case agentproto.Link:
 		tc.links = append(tc.links, m.State)
+	case agentproto.Typed:
+		if m.Others < tc.typed {
+			tc.t.Errorf("Typed went back from %d to %d", tc.typed, m.Others)
+		}
+		tc.typed = m.Others
 	case agentproto.Exit:
 		tc.exit = &m
 	case agentproto.Stamps:

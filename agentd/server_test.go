@@ -226,6 +226,32 @@ func TestTwoClients(t *testing.T) {
 	}
 }
 
+// TestTypedCountsOtherClients (issue #35): each client learns how much
+// input the session's other clients wrote since it attached (Typed), ahead
+// of their echo, and never counts its own: a server tells a person's keys
+// (ttymux attach) from its own where no shell hook marks their commands.
+func TestTypedCountsOtherClients(t *testing.T) {
+	ta := startAgent(t, Options{})
+	a := ta.create(t, testShell())
+	a.waitOutput("$ ")
+	a.input("echo before-$((1+1))\r") // before b attached: not b's news
+	a.waitOutput("before-2\r\n")
+	b := ta.attach(t, agentproto.Attach{ID: "s1", FromStart: true}, agentproto.StatusAttached)
+	b.waitOutput("before-2\r\n")
+	const typed = "echo from-$((2+1))-b\r"
+	b.input(typed)
+	a.waitOutput("from-3-b\r\n")
+	if a.typed != int64(len(typed)) {
+		t.Fatalf("a has Typed %d once b's echo came, want %d", a.typed, len(typed))
+	}
+	a.input("echo from-a\r")
+	a.waitOutput("from-a\r\n")
+	b.waitOutput("from-a\r\n")
+	if a.typed != int64(len(typed)) || b.typed != int64(len("echo from-a\r")) {
+		t.Fatalf("Typed: a %d (want %d: its own never counts), b %d (want %d: a's before it attached never counts)", a.typed, len(typed), b.typed, len("echo from-a\r"))
+	}
+}
+
 // TestExitAfterAllOutput: Exit comes after the program's last output, with
 // its status; a signal gives 128+n and the signal's name.
 func TestExitAfterAllOutput(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttymux/ttymux/agentd/agentproto"
@@ -43,6 +44,12 @@ type client struct {
 	quit     chan struct{} // closed by the reader: stop streaming
 	quitOnce sync.Once
 	ctrl     chan struct{} // wakes the writer for queued replies (capacity 1)
+
+	// typedBase is the session's typed count when the client attached,
+	// own what the client wrote since (its reader adds to it before the
+	// session's count grows): the rest is other clients' (Typed).
+	typedBase int64
+	own       atomic.Int64
 
 	mu sync.Mutex
 	// mu guards the following.
@@ -83,6 +90,7 @@ func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentpr
 	sess.mu.Lock()
 	fg, fgSeq, exited := sess.fg, sess.fgSeq, sess.exited
 	link, linkSeq := sess.link, sess.linkSeq
+	cl.typedBase = sess.typed
 	sess.mu.Unlock()
 	buf := appendMsg(nil, rep)
 	if !exited && fg.Pgid > 0 {
@@ -163,8 +171,11 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 		buf = f.Payload[:0]
 		switch f.Type {
 		case agentproto.TypeInput:
-			// Written straight from the frame buffer: no copy.
-			if _, err := sess.write(f.Payload); err != nil {
+			// Written straight from the frame buffer: no copy. Counted
+			// as this client's before the session's count grows.
+			cl.own.Add(int64(len(f.Payload)))
+			if n, err := sess.write(f.Payload); err != nil {
+				cl.own.Add(int64(n - len(f.Payload)))
 				sess.log.Debug("write input", "err", err)
 			}
 			continue
@@ -232,10 +243,17 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 	hold.Stop()
 	defer hold.Stop()
 	var held time.Time // until when output that follows a large write waits
+	var typed int64 // the Others last sent
 	for {
 		buf = buf[:0]
 		sess.mu.Lock()
 		wake := sess.wake
+		// Other clients' input goes ahead of the output read with it:
+		// a client that has their echo knows they typed.
+		if others := sess.typed - cl.typedBase - cl.own.Load(); others > typed && !sess.exited {
+			buf = appendMsg(buf, agentproto.Typed{Others: others})
+			typed = others
+		}
 		start, end := sess.ring.Start(), sess.ring.End()
 		if off < start {
 			// The client fell behind and the ring moved past it: say

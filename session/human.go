@@ -14,13 +14,18 @@ import (
 // that a person typed, which command lines ran and what the screen shows
 // now (issue #35).
 //
-// Two signals say a person typed:
+// Three signals say a person typed:
 //   - Input written with HumanWrite (the console driving a session this
 //     server holds itself): counted as it is written.
 //   - With ttymux's shell hook, a C mark (a command line accepted) that no
 //     send of the model accounts for: it comes after the last D mark the
 //     model's last command owes (command.owes). That needs no help from
 //     whoever typed, so it covers a person attached to the agent too.
+//   - For a session the agent keeps, the input its other clients wrote
+//     (transport.SharedInput: ttymux attach, ttymux web), with or
+//     without the hook.
+//
+// What a person left on the line without Enter is personline.go's.
 
 // humanLog is what a person typed that no result has told the model yet.
 // s.mu guards it.
@@ -28,7 +33,26 @@ type humanLog struct {
 	seen  int64    // marks before this offset were looked at
 	lines []string // command lines a person ran, oldest first
 	more  int      // lines left out of lines (maxHumanLines)
-	keys  int      // bytes a person typed through HumanWrite
+	keys  int      // bytes a person typed through HumanWrite, or another client of the agent
+	// cleared says what a person left on the line that a send cleared
+	// (personline.go).
+	cleared string
+	line    personLine
+}
+
+// personLine is what the model's next send must know of the shell's line
+// after a person typed (personline.go). It outlives the note: a read tells
+// the model a person typed, the send after it still finds their keys on
+// the line.
+type personLine struct {
+	typed      bool   // a person typed since the model's last send looked
+	fromOthers bool   // through another client of the agent: their keys are not known
+	tail       []byte // HumanWrite's keys since the last Enter they typed
+	edited     bool   // tail holds keys whose effect on the line is not known (arrows, tab)
+	others     int64  // transport.SharedInput's count, as last taken
+	marked     bool   // the recording's marker for the person's run of keys is written
+	entered    bool   // the person pressed Enter; enterMarks is the marks' count then
+	enterMarks int
 }
 
 // maxHumanLines bounds the command lines a note names.
@@ -42,13 +66,17 @@ func (s *Session) HumanWrite(p []byte) (int, error) {
 	if err := s.inputRefused(); err != nil {
 		return 0, err
 	}
+	visible := s.rec != nil && s.personKeysShown() // before this write's Enter
 	s.mu.Lock()
 	closed := s.closed
-	s.human.keys += len(p)
+	s.humanTypedLocked(p)
+	mark := !s.human.line.marked
+	s.human.line.marked = true
 	s.mu.Unlock()
 	if closed {
 		return 0, ErrClosed
 	}
+	s.recordPerson(p, mark, visible)
 	return s.conn.Write(p)
 }
 
@@ -143,16 +171,17 @@ func lastText(lines []string) string {
 // NextOffset (the next result tells of later ones).
 func (s *Session) noteHuman(r *Result) {
 	s.mu.Lock()
+	s.takeOthersLocked()
 	limit := s.ring.End()
 	if r.NextOffset > 0 {
 		limit = min(limit, r.NextOffset)
 	}
 	s.scanHumanLocked(limit)
 	h := s.human
-	s.human = humanLog{seen: h.seen}
+	s.human = humanLog{seen: h.seen, line: h.line}
 	secrets := s.secrets
 	s.mu.Unlock()
-	if len(h.lines) == 0 && h.more == 0 && h.keys == 0 {
+	if len(h.lines) == 0 && h.more == 0 && h.keys == 0 && h.cleared == "" {
 		return
 	}
 	var b strings.Builder
@@ -169,6 +198,9 @@ func (s *Session) noteHuman(r *Result) {
 			fmt.Fprintf(&b, "%q", l)
 		}
 		b.WriteString(" (not your commands: what they printed is in this result, in earlier after a send)")
+	}
+	if h.cleared != "" {
+		b.WriteString("; " + h.cleared)
 	}
 	if tail := s.screenTail(secrets); tail != "" {
 		fmt.Fprintf(&b, "; the screen now ends with:\n%s", tail)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ttymux/ttymux/internal/policy"
+	"github.com/ttymux/ttymux/session/verdict"
 )
 
 // TestHumanWriteReadOnlySerial: a person's keys from the console reach a
@@ -15,7 +16,7 @@ func TestHumanWriteReadOnlySerial(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &writeLog{}
-	s := &Session{id: "t1", transport: "serial", command: "serial /dev/ttyLAB0", terminal: terminal{conn: w}, input: input{policyHost: "serial:/dev/ttyLAB0", port: "/dev/ttyLAB0", policy: p}}
+	s := &Session{id: "t1", transport: "serial", command: "serial /dev/ttyLAB0", terminal: terminal{conn: w, det: verdict.NewDetector("", 0)}, input: input{policyHost: "serial:/dev/ttyLAB0", port: "/dev/ttyLAB0", policy: p}}
 	var ro *ReadOnlyError
 	if _, err := s.HumanWrite([]byte("reboot\r")); !errors.As(err, &ro) || len(w.writes) != 0 {
 		t.Fatalf("a person's keys into a read-only console: err %v, written %v", err, w.writes)

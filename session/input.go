@@ -162,6 +162,7 @@ func (s *Session) typeSteps(ctx context.Context, req SendRequest, steps []sendSt
 		if !req.Secret {
 			s.rec.Input([]byte(st.bytes))
 		}
+		s.othersRun.Store(false) // a person's keys after these start a new run (personline.go)
 	}
 	return notes, nil
 }

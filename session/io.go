@@ -144,6 +144,11 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// personline.go: what a person left on the line is cleared or refused
+	// before anything of this send is typed or judged.
+	if err := s.personLineCheck(ctx, req); err != nil {
+		return Result{}, err
+	}
 	switch pre, rest, ok, unknown := s.splitEditedSubmit(req); {
 	case ok:
 		return s.sendEdited(ctx, pre, rest) // editline.go: the line that runs is checked

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttymux/ttymux/internal/ring"
@@ -38,6 +39,11 @@ type terminal struct {
 	term verdict.Terminal
 
 	feedMu sync.Mutex // held while output is handed to the tap or fed to the terminal, so both keep the terminal's order
+	// othersRec is the other clients' input the recording has marked
+	// (transport.SharedInput; guarded by feedMu); othersRun is set while
+	// their run of keys is marked, until the model types (personline.go).
+	othersRec int64
+	othersRun atomic.Bool
 
 	mu         sync.Mutex // mu protects the following, and the command layer's offsets (Session)
 	ring       *ring.Ring
@@ -185,6 +191,7 @@ func (t *terminal) feed(p []byte, at time.Time) {
 	}
 	t.notifyLocked()
 	t.mu.Unlock()
+	t.markOthers() // personline.go
 	t.rec.Output(p)
 	t.redactEchoes() // redact.go: a secret's echo is masked as it arrives
 }

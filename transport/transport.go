@@ -208,6 +208,15 @@ type EchoReporter interface {
 	Echo() (bool, error)
 }
 
+// SharedInput is implemented by Conns whose far end other clients may
+// type into too (a session the agent holds, which ttymux attach and the
+// console of ttymux web attach as well). TypedByOthers counts the bytes
+// of input other clients wrote since this Conn attached; it only grows,
+// and must be cheap.
+type SharedInput interface {
+	TypedByOthers() int64
+}
+
 // ExitError reports that the far end ended with a non-zero status or was
 // killed by a signal. Modelled on golang.org/x/crypto/ssh.ExitError.
 type ExitError struct {

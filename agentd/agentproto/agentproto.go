@@ -50,12 +50,13 @@ const (
 	TypeHelloReply  Type = 22 // A→C: the proof (or why there is none)
 	TypeRedact      Type = 23 // C→A: mask a range of the session's output (a secret's echo)
 	TypeStamps      Type = 24 // A→C: when the output from each offset arrived
+	TypeTyped       Type = 25 // A→C: how much input other clients wrote
 )
 
 func (t Type) String() string {
 	names := [...]string{"", "Create", "Attach", "AttachReply", "List", "ListReply", "Input", "Output",
 		"Resize", "Signal", "Detach", "Exit", "Foreground", "SetMeta", "Kill", "Reply", "Stop", "Gap",
-		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact", "Stamps"}
+		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact", "Stamps", "Typed"}
 	if int(t) < len(names) && names[t] != "" {
 		return names[t]
 	}

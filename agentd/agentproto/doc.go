@@ -28,7 +28,7 @@
 // A connection carries one request. List, Kill and Stop get one reply frame
 // and the agent closes the connection. Create and Attach get an AttachReply;
 // on StatusCreated or StatusAttached the connection then becomes a stream:
-// the agent sends Output, Gap, Foreground, Link (serial sessions), Reply (to
+// the agent sends Output, Gap, Foreground, Link (serial sessions), Typed, Reply (to
 // SetMeta, Break and Modem, in order) and finally Exit frames, and the
 // client sends Input, Resize, Signal, SetMeta, Break, Modem and Detach
 // frames. Any request may instead be answered with a Reply whose

@@ -237,6 +237,15 @@ type Stamps struct {
 	Times   []int64
 }
 
+// Typed, on a stream, says how many bytes of input the session's other
+// clients (a person's ttymux attach, the console of ttymux web) wrote in
+// all since this client attached: its own input never counts, so a
+// server tells a person's keys from its own even where no shell hook
+// marks their commands (issue #35). Others only grows; the agent sends it
+// when it changed, ahead of the output read with it, so a client that has
+// a person's echo has their count. A client that predates it skips it.
+type Typed struct{ Others int64 }
+
 // Hello, sent before the request, asks the agent to prove that it runs as
 // the user the client expects: it must read the token file at TokenPath (a
 // 0600 file of that user's, written when the agent was installed) and
@@ -532,6 +541,9 @@ func Marshal(m any) (Type, []byte) {
 			e.i(m.Times[i])
 		}
 		return TypeStamps, e.b
+	case Typed:
+		e.i(m.Others)
+		return TypeTyped, e.b
 	case Hello:
 		e.str(m.TokenPath)
 		e.bytes(m.Nonce)
@@ -664,6 +676,8 @@ func Unmarshal(f Frame) (any, error) {
 			s.Times = append(s.Times, d.i("time"))
 		}
 		m = s
+	case TypeTyped:
+		m = Typed{Others: d.i("others")}
 	case TypeHello:
 		m = Hello{TokenPath: d.str("token path"), Nonce: d.bytes("nonce")}
 	case TypeHelloReply:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,11 +16,8 @@ import (
 	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
-	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
-	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 // ownRig is what ttymux mcp --http serves: the MCP endpoint and, at every
@@ -45,11 +41,19 @@ func newOwnRig(t *testing.T, m *session.Manager) *ownRig {
 		t.Fatal(err)
 	}
 	r := &ownRig{consoleRig: &consoleRig{srv: hs, cs: cons}, mcp: cs}
-	r.b = r.browser(t)
-	if resp, err := r.b.Get(hs.URL + "/?token=" + testToken); err != nil || resp.StatusCode != 200 {
+	r.b = r.loggedIn(t)
+	return r
+}
+
+// loggedIn is a browser that has traded the console's token for its
+// cookie.
+func (r *consoleRig) loggedIn(t *testing.T) *http.Client {
+	t.Helper()
+	b := r.browser(t)
+	if resp, err := b.Get(r.srv.URL + "/?token=" + r.cs.Token()); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("console login: %v %v", err, resp)
 	}
-	return r
+	return b
 }
 
 // listed waits until the console lists id and returns its row.
@@ -168,25 +172,8 @@ func TestConsoleOwnLocal(t *testing.T) {
 // TestConsoleOwnSSH: the same over a real sshd on loopback.
 func TestConsoleOwnSSH(t *testing.T) {
 	d := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
-	home := t.TempDir()
-	known := filepath.Join(home, ".ssh", "known_hosts")
-	if err := os.MkdirAll(filepath.Dir(known), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(known, []byte(d.KnownHostsLine()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, ".ssh", "config")
-	if err := os.WriteFile(cfg, []byte(d.ConfigBlock("box", known)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := session.NewManager(session.Options{
-		Kinds: testKinds(map[string]transport.Opener{
-			"local": &local.Opener{},
-			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
-		}),
-		StateDir: t.TempDir(),
-	})
+	cfg, home := sshClientHome(t, []*sshdtest.SSHD{d}, func(known string) string { return d.ConfigBlock("box", known) })
+	m := session.NewManager(session.Options{Kinds: sshKinds(cfg, home), StateDir: t.TempDir()})
 	t.Cleanup(m.CloseAll)
 	r := newOwnRig(t, m)
 	var open OpenOut
@@ -235,4 +222,22 @@ func TestConsoleOwnSerial(t *testing.T) {
 	if !strings.Contains(rd.Note, "a person typed in this terminal") || !strings.Contains(rd.Note, "login: root") {
 		t.Fatalf("the read after the person typed: %+v", rd)
 	}
+	// Keys left without Enter on a device whose line nobody can clear
+	// for sure: the model's text is refused, naming them (issue #35).
+	r.takeOverAndType(t, open.ID, "reboo", "", page)
+	got.waitFor(t, "the device", "reboo")
+	msg := wantError(t, r.mcp, "send", map[string]any{"session_id": open.ID, "text": "uname -a"}, `a person left "reboo"`, "nothing of this send was typed")
+	t.Logf("send after a person's keys without Enter: %s", msg)
+	got.mu.Lock()
+	typed := string(got.buf)
+	got.mu.Unlock()
+	if strings.Contains(typed, "uname") {
+		t.Fatalf("the refused text reached the device: %q", typed)
+	}
+	// Told, the model clears the line as the error says, and its
+	// command follows.
+	call(t, r.mcp, "send", map[string]any{"session_id": open.ID, "keys": []string{"ctrl+e", "ctrl+u"}, "wait": false}, nil)
+	got.waitFor(t, "the device", "reboo\x05\x15")
+	call(t, r.mcp, "send", map[string]any{"session_id": open.ID, "text": "uname -a", "wait": false}, nil)
+	got.waitFor(t, "the device", "reboo\x05\x15uname -a\r")
 }

@@ -181,20 +181,8 @@ func TestFaultKillAgent(t *testing.T) {
 		stop := exec.Command(agentBinary(t), "stop", "--force", "--socket", sock)
 		_ = stop.Run() // best effort: the second agent, if the test got that far
 	})
-	m := session.NewManager(session.Options{
-		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
-		StateDir: t.TempDir(),
-		Shell:    "/bin/bash",
-		NoRC:     true,
-		Keeper:   client,
-	})
-	t.Cleanup(m.CloseAll)
-	cs := connect(t, newServer(m, nil), nil)
-	var open OpenOut
-	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}}, &open)
-	if !open.Persistent {
-		t.Fatalf("not persistent: %+v", open)
-	}
+	_, cs := keptServer(t, client)
+	open := openKept(t, cs, nil)
 	inFlight := asyncSend(cs, map[string]any{"session_id": open.ID, "text": "sleep 300", "timeout_ms": 600000})
 	waitSleepingIn(t, cs)
 	pid := agentPid(t, sock)

@@ -22,11 +22,8 @@ import (
 	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/sshconf"
 	"github.com/ttymux/ttymux/transport"
-	"github.com/ttymux/ttymux/transport/local"
 	"github.com/ttymux/ttymux/transport/serial"
-	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 func sha(b []byte) string {
@@ -190,24 +187,11 @@ func newSSHFixture(t testing.TB, sshdConfig ...string) *sshFixture {
 	}
 	jump := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	target := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{Config: conf})
-	home := t.TempDir()
-	known := filepath.Join(home, ".ssh", "known_hosts")
-	if err := os.MkdirAll(filepath.Dir(known), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(known, []byte(jump.KnownHostsLine()+"\n"+target.KnownHostsLine()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, ".ssh", "config")
-	c := jump.ConfigBlock("bastion", known) + target.ConfigBlock("target", known) + target.ConfigBlock("inner", known, "ProxyJump bastion")
-	if err := os.WriteFile(cfg, []byte(c), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg, home := sshClientHome(t, []*sshdtest.SSHD{jump, target}, func(known string) string {
+		return jump.ConfigBlock("bastion", known) + target.ConfigBlock("target", known) + target.ConfigBlock("inner", known, "ProxyJump bastion")
+	})
 	m := session.NewManager(session.Options{
-		Kinds: testKinds(map[string]transport.Opener{
-			"local": &local.Opener{},
-			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
-		}),
+		Kinds:    sshKinds(cfg, home),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,

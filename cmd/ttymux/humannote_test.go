@@ -1,18 +1,21 @@
 package main
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/transport"
 	agentc "github.com/ttymux/ttymux/transport/agent"
-	"github.com/ttymux/ttymux/transport/local"
 )
 
 // TestHumanTypedNoteThroughAgent: a person takes over a persistent
@@ -24,18 +27,9 @@ import (
 func TestHumanTypedNoteThroughAgent(t *testing.T) {
 	sock := humanAgent(t)
 	client := &agentc.Client{Socket: sock}
-	m := session.NewManager(session.Options{
-		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
-		StateDir: t.TempDir(),
-		Shell:    "/bin/bash",
-		NoRC:     true,
-		Keeper:   client,
-	})
-	t.Cleanup(m.CloseAll)
-	cs := connect(t, newServer(m, nil), nil)
-	var open OpenOut
-	call(t, cs, "open_local", map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}}, &open)
-	if !open.Persistent || !open.Integrated {
+	m, cs := keptServer(t, client)
+	open := openKept(t, cs, nil)
+	if !open.Integrated {
 		t.Fatalf("open_local: %+v", open)
 	}
 	id := open.ID
@@ -49,10 +43,7 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(cons.Close)
 	rig := &consoleRig{srv: srv, cs: cons}
-	b := rig.browser(t)
-	if resp, err := b.Get(srv.URL + "/?token=" + cons.Token()); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("login: %v %v", err, resp)
-	}
+	b := rig.loggedIn(t)
 	if got := rig.post(t, b, "/api/s/"+id+"/takeover", "p1", ""); got.StatusCode != 200 {
 		t.Fatalf("take over: %d", got.StatusCode)
 	}
@@ -103,6 +94,115 @@ func TestHumanTypedNoteThroughAgent(t *testing.T) {
 	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-two"})
 	if r.Output != "model-two" || strings.Contains(r.Note, "person") {
 		t.Fatalf("the model's send after: output %q note %q", r.Output, r.Note)
+	}
+	// Keys left without Enter: the hooked shell says its line, which is
+	// cleared before the model's command (issue #35).
+	if got := rig.post(t, b, "/api/s/"+id+"/input", "p1", "echo left-behind"); got.StatusCode != http.StatusNoContent {
+		t.Fatalf("typing: %d", got.StatusCode)
+	}
+	w.waitFor(t, "the person's keys", "echo left-behind")
+	awaitLog(t, m, id, regexp.MustCompile(`echo left-behind`))
+	rig.post(t, b, "/api/s/"+id+"/giveback", "p1", "")
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-last"})
+	if r.Output != "model-last" || !strings.Contains(r.Note, `a person left "echo left-behind" on the shell's line`) {
+		t.Fatalf("the model's send after a person's keys without Enter: output %q note %q", r.Output, r.Note)
+	}
+}
+
+// keptServer is a server whose local sessions (bash without rc files) the
+// agent of client keeps, and an MCP client connected to it.
+func keptServer(t *testing.T, client *agentc.Client) (*session.Manager, *mcp.ClientSession) {
+	t.Helper()
+	m := newTestManager(t, client)
+	return m, connect(t, newServer(m, nil), nil)
+}
+
+// openKept opens a persistent local session (open_local's arguments in
+// args, PS1 "$ " and a scratch HOME added) and fails unless it is kept.
+func openKept(t *testing.T, cs *mcp.ClientSession, args map[string]any) OpenOut {
+	t.Helper()
+	a := map[string]any{"env": map[string]string{"PS1": "$ ", "HOME": t.TempDir()}}
+	maps.Copy(a, args)
+	var open OpenOut
+	call(t, cs, "open_local", a, &open)
+	if !open.Persistent {
+		t.Fatalf("not persistent: %+v", open)
+	}
+	return open
+}
+
+// TestHumanTypedNoteWithoutHook (issue #35): in a kept session whose shell
+// has no ttymux hook, a person typing through another client of the agent
+// (ttymux attach) is told by the model's next result, from the input the
+// agent counts for other clients; the model's own sends never are. Keys
+// the person left without Enter are cleared (ctrl+e ctrl+u: the agent
+// says dash is in the foreground) before the model's command, and the
+// note says what the screen showed of them. Before, no note came and the
+// person's keys joined the model's command.
+func TestHumanTypedNoteWithoutHook(t *testing.T) {
+	sock := humanAgent(t)
+	client := &agentc.Client{Socket: sock}
+	m, cs := keptServer(t, client)
+	cast := filepath.Join(t.TempDir(), "s.cast")
+	open := openKept(t, cs, map[string]any{"command": "/usr/bin/env", "args": []string{"dash", "-i"}, "record_path": cast})
+	if open.Integrated {
+		t.Fatalf("dash under env is integrated: %+v", open)
+	}
+	id := open.ID
+	awaitLog(t, m, id, regexp.MustCompile(`^\$ $`)) // dash's first prompt
+	dir := t.TempDir()
+	r := mustSend(t, cs, map[string]any{"session_id": id, "text": "cd " + dir + "; echo model-one"})
+	if r.Output != "model-one" || strings.Contains(r.Note, "person") {
+		t.Fatalf("the model's own send: output %q note %q", r.Output, r.Note)
+	}
+	var rd session.Result
+	call(t, cs, "read", map[string]any{"session_id": id}, &rd)
+	if strings.Contains(rd.Note, "person") {
+		t.Fatalf("a read after the model's own send: note %q", rd.Note)
+	}
+	// The person, as ttymux attach does.
+	conn, _, _, err := client.AttachTail(t.Context(), id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("echo person-$((6*7))\r")); err != nil {
+		t.Fatal(err)
+	}
+	awaitLog(t, m, id, regexp.MustCompile(`person-42\r\n\$ `))
+	call(t, cs, "read", map[string]any{"session_id": id}, &rd)
+	if !strings.Contains(rd.Output, "person-42") || !strings.Contains(rd.Note, "a person typed in this terminal") || !strings.Contains(rd.Note, "person-42") {
+		t.Fatalf("the read after a person's command: output %q note %q", rd.Output, rd.Note)
+	}
+	t.Logf("note: %s", rd.Note)
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-two"})
+	if r.Output != "model-two" || strings.Contains(r.Note, "person") {
+		t.Fatalf("the model's send after the note: output %q note %q", r.Output, r.Note)
+	}
+	// Keys without Enter.
+	if _, err := conn.Write([]byte("touch person-file ")); err != nil {
+		t.Fatal(err)
+	}
+	awaitLog(t, m, id, regexp.MustCompile(`\$ touch person-file $`))
+	r = mustSend(t, cs, map[string]any{"session_id": id, "text": "echo model-three"})
+	if r.Output != "model-three" || !strings.Contains(r.Note, `a person left "touch person-file"`) || !strings.Contains(r.Note, "cleared it") {
+		t.Fatalf("the model's send after a person's keys without Enter: output %q note %q", r.Output, r.Note)
+	}
+	t.Logf("note: %s", r.Note)
+	if _, err := os.Stat(filepath.Join(dir, "person-file")); err == nil {
+		t.Fatal("the person's line ran")
+	}
+	// The recording marks where the person's keys start, ahead of their
+	// echo, once a run.
+	call(t, cs, "close", map[string]any{"session_id": id}, nil)
+	b, err := os.ReadFile(cast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := string(b)
+	marker := `"m", "a person typed"`
+	if strings.Count(rec, marker) != 2 || strings.Index(rec, marker) > strings.Index(rec, "person-$((6*7))") {
+		t.Fatalf("recording: want 2 markers, the first before the person's echo:\n%s", rec)
 	}
 }
 

@@ -19,15 +19,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite docs/tools.md and toolschemas_gen.go")
 
-// newTestManager returns a Manager with a deterministic bash.
-func newTestManager(t testing.TB) *session.Manager {
+// newTestManager returns a Manager with a deterministic bash; keeper, if
+// given, keeps its persistent sessions.
+func newTestManager(t testing.TB, keeper ...transport.Keeper) *session.Manager {
 	t.Helper()
-	m := session.NewManager(session.Options{
+	opts := session.Options{
 		Kinds:    testKinds(map[string]transport.Opener{"local": &local.Opener{}}),
 		StateDir: t.TempDir(),
 		Shell:    "/bin/bash",
 		NoRC:     true,
-	})
+	}
+	if len(keeper) > 0 {
+		opts.Keeper = keeper[0]
+	}
+	m := session.NewManager(opts)
 	t.Cleanup(m.CloseAll)
 	return m
 }

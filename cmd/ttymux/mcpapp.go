@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,9 +69,15 @@ type appTool struct{ src managerSource }
 
 // AppOutputIn is terminal_output's input.
 type AppOutputIn struct {
-	SessionID  string `json:"session_id"`
-	FromOffset int64  `json:"from_offset"`
-	WaitMS     int    `json:"wait_ms"`
+	SessionID  string `json:"session_id" jsonschema:"the session whose output to follow"`
+	FromOffset int64  `json:"from_offset,omitempty" jsonschema:"the output offset to start from (-1 or absent: the recent tail)"`
+	WaitMS     int    `json:"wait_ms,omitempty" jsonschema:"how long to wait for output, in milliseconds (at most 25000)"`
+}
+
+// AppInputIn is terminal_input's input.
+type AppInputIn struct {
+	SessionID string `json:"session_id" jsonschema:"the session the person took over"`
+	Data      string `json:"data" jsonschema:"the person's keys, base64"`
 }
 
 // AppOutputOut is terminal_output's result.
@@ -81,39 +89,41 @@ type AppOutputOut struct {
 	Ended      bool   `json:"ended,omitempty"`
 }
 
-// outputToolDef is terminal_output as listed to App clients.
-var outputToolDef = &mcp.Tool{
-	Name:        appOutputTool,
-	Title:       "Terminal output (for the live terminal view)",
-	Description: "For the live terminal view only: a session's raw output from from_offset (-1: the recent tail), waiting up to wait_ms for more.",
-	InputSchema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"session_id":  map[string]any{"type": "string"},
-			"from_offset": map[string]any{"type": "integer"},
-			"wait_ms":     map[string]any{"type": "integer"},
-		},
-		"required": []string{"session_id"},
-	},
-	Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Terminal output"},
-	Meta:        mcp.Meta{"ui": map[string]any{"resourceUri": appURI, "visibility": []string{"app"}}},
+// appToolDefs are terminal_output and terminal_input as listed to App
+// clients, their input schemas inferred from the types their handlers
+// decode (made once, on the first list to such a client).
+var appToolDefs = sync.OnceValue(func() []*mcp.Tool {
+	return []*mcp.Tool{
+		appToolDef[AppOutputIn](appOutputTool, "Terminal output", true,
+			"For the live terminal view only: a session's raw output from from_offset (-1: the recent tail), waiting up to wait_ms for more."),
+		appToolDef[AppInputIn](appInputTool, "Terminal input", false,
+			"For the live terminal view only: type a person's keys (base64 data) into a session they took over."),
+	}
+})
+
+// appToolDef is one app-only tool (_meta.ui.visibility ["app"]: hosts
+// keep it from the model) whose arguments are an In.
+func appToolDef[In any](name, title string, readOnly bool, desc string) *mcp.Tool {
+	in := schemaFor[In](name)
+	describe(in, reflect.TypeFor[In]())
+	portable(in)
+	return &mcp.Tool{
+		Name: name, Title: title + " (for the live terminal view)", Description: desc,
+		InputSchema: in,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly, Title: title},
+		Meta:        mcp.Meta{"ui": map[string]any{"resourceUri": appURI, "visibility": []string{"app"}}},
+	}
 }
 
-// inputToolDef is terminal_input as listed to App clients.
-var inputToolDef = &mcp.Tool{
-	Name:        appInputTool,
-	Title:       "Terminal input (for the live terminal view)",
-	Description: "For the live terminal view only: type a person's keys (base64 data) into a session they took over.",
-	InputSchema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"session_id": map[string]any{"type": "string"},
-			"data":       map[string]any{"type": "string"},
-		},
-		"required": []string{"session_id", "data"},
-	},
-	Annotations: &mcp.ToolAnnotations{Title: "Terminal input"},
-	Meta:        mcp.Meta{"ui": map[string]any{"resourceUri": appURI, "visibility": []string{"app"}}},
+// appArgs decodes an app-only tool's arguments into in.
+func appArgs(p *mcp.CallToolParamsRaw, in any) error {
+	if len(p.Arguments) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(p.Arguments, in); err != nil {
+		return fmt.Errorf("%s: %v", p.Name, err)
+	}
+	return nil
 }
 
 // appClient reports whether the client declared the MCP Apps extension.
@@ -179,17 +189,14 @@ func withApp(lr *mcp.ListToolsResult) {
 		}
 		tools = append(tools, t)
 	}
-	lr.Tools = append(tools, outputToolDef, inputToolDef)
+	lr.Tools = append(tools, appToolDefs()...)
 }
 
 // call answers terminal_output.
 func (a *appTool) call(ctx context.Context, p *mcp.CallToolParamsRaw) *mcp.CallToolResult {
-	var in AppOutputIn
-	in.FromOffset = -1
-	if len(p.Arguments) > 0 {
-		if err := json.Unmarshal(p.Arguments, &in); err != nil {
-			return errorResult(fmt.Errorf("terminal_output: %v", err))
-		}
+	in := AppOutputIn{FromOffset: -1}
+	if err := appArgs(p, &in); err != nil {
+		return errorResult(err)
 	}
 	s := a.src.find(in.SessionID)
 	if s == nil {
@@ -225,12 +232,9 @@ func (a *appTool) call(ctx context.Context, p *mcp.CallToolParamsRaw) *mcp.CallT
 
 // input answers terminal_input.
 func (a *appTool) input(p *mcp.CallToolParamsRaw) *mcp.CallToolResult {
-	var in struct {
-		SessionID string `json:"session_id"`
-		Data      string `json:"data"`
-	}
-	if err := json.Unmarshal(p.Arguments, &in); err != nil {
-		return errorResult(fmt.Errorf("terminal_input: %v", err))
+	var in AppInputIn
+	if err := appArgs(p, &in); err != nil {
+		return errorResult(err)
 	}
 	b, err := base64.StdEncoding.DecodeString(in.Data)
 	if err != nil || len(b) > appMaxInput {

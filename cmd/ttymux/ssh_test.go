@@ -2,16 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ttymux/ttymux/internal/sshdtest"
 	"github.com/ttymux/ttymux/session"
-	"github.com/ttymux/ttymux/sshconf"
-	"github.com/ttymux/ttymux/transport"
-	"github.com/ttymux/ttymux/transport/local"
-	"github.com/ttymux/ttymux/transport/sshconn"
 )
 
 // TestSSHThroughJumpHost follows the SSH issue's acceptance test against
@@ -22,26 +16,10 @@ import (
 func TestSSHThroughJumpHost(t *testing.T) {
 	jump := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
 	target := sshdtest.StartSSHD(t, sshdtest.SSHDOptions{})
-	home := t.TempDir()
-	known := filepath.Join(home, ".ssh", "known_hosts")
-	if err := os.MkdirAll(filepath.Dir(known), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(known, []byte(jump.KnownHostsLine()+"\n"+target.KnownHostsLine()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(home, ".ssh", "config")
-	conf := jump.ConfigBlock("bastion", known) + target.ConfigBlock("inner", known, "ProxyJump bastion")
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := session.NewManager(session.Options{
-		Kinds: testKinds(map[string]transport.Opener{
-			"local": &local.Opener{},
-			"ssh":   &sshconn.Opener{Config: sshconf.Options{ConfigFile: cfg, Home: home}},
-		}),
-		StateDir: t.TempDir(),
+	cfg, home := sshClientHome(t, []*sshdtest.SSHD{jump, target}, func(known string) string {
+		return jump.ConfigBlock("bastion", known) + target.ConfigBlock("inner", known, "ProxyJump bastion")
 	})
+	m := session.NewManager(session.Options{Kinds: sshKinds(cfg, home), StateDir: t.TempDir()})
 	t.Cleanup(m.CloseAll)
 	cs := connect(t, newServer(m, nil), nil)
 

@@ -37,7 +37,8 @@ import (
 // Recordings are asciicast v2 files
 // (https://docs.asciinema.org/manual/asciicast/v2/): a JSON header line,
 // then one JSON array per event, [seconds, code, data], where code is "o"
-// (output), "i" (typed input) or "r" (a resize to "COLSxROWS").
+// (output), "i" (typed input), "r" (a resize to "COLSxROWS") or "m" (a
+// marker: "a person typed" where a person's keys start).
 //
 // The session's pump hands every chunk of output to the Recorder, which only
 // copies it into a buffer under its own lock; a writer goroutine encodes and
@@ -69,7 +70,7 @@ type castHeader struct {
 // next n bytes of the pending buffer.
 type recEvent struct {
 	at   time.Duration // since the header's timestamp
-	kind byte          // 'o', 'i', 'r', or 'g' (output lost)
+	kind byte          // 'o', 'i', 'r', 'm', or 'g' (output lost)
 	off  int64         // output offset of the data ('o') or of the loss ('g')
 	n    int           // bytes of data in the pending buffer
 	lost int64         // bytes of output lost, for 'g'
@@ -435,19 +436,27 @@ func (r *Recorder) Skip(n int64) {
 
 // input records what was typed (never call it with a secret).
 func (r *Recorder) Input(p []byte) {
-	if r == nil || len(p) == 0 {
-		return
+	if len(p) > 0 {
+		r.event('i', p)
 	}
-	r.mu.Lock()
-	if r.stopped || r.closed {
-		r.mu.Unlock()
-		return
-	}
-	r.appendLocked(recEvent{kind: 'i'}, p)
 }
+
+// Marker records a marker event ("m", asciicast v2): label says what
+// happened there (players list markers as chapters).
+func (r *Recorder) Marker(label string) { r.event('m', []byte(label)) }
 
 // resize records a new window size.
 func (r *Recorder) Resize(rows, cols int) {
+	var b [24]byte
+	s := strconv.AppendInt(b[:0], int64(cols), 10)
+	s = append(s, 'x')
+	s = strconv.AppendInt(s, int64(rows), 10)
+	r.event('r', s)
+}
+
+// event records an event of kind with data (copied), unless the
+// recording stopped or closed.
+func (r *Recorder) event(kind byte, data []byte) {
 	if r == nil {
 		return
 	}
@@ -456,11 +465,7 @@ func (r *Recorder) Resize(rows, cols int) {
 		r.mu.Unlock()
 		return
 	}
-	var b [24]byte
-	s := strconv.AppendInt(b[:0], int64(cols), 10)
-	s = append(s, 'x')
-	s = strconv.AppendInt(s, int64(rows), 10)
-	r.appendLocked(recEvent{kind: 'r'}, s)
+	r.appendLocked(recEvent{kind: kind}, data)
 }
 
 // appendLocked queues an event and wakes the writer; it unlocks r.mu.
@@ -540,8 +545,8 @@ func (r *Recorder) flush(final bool) bool {
 			done = ev.off + ev.lost
 		case 'i':
 			out = appendEvent(out, ev.at, 'i', redactBytes(data[:ev.n], secrets))
-		case 'r':
-			out = appendEvent(out, ev.at, 'r', data[:ev.n])
+		case 'r', 'm':
+			out = appendEvent(out, ev.at, ev.kind, data[:ev.n])
 		}
 		data = data[ev.n:]
 	}

@@ -31,6 +31,7 @@ var (
 	_ transport.Signaler     = (*Conn)(nil)
 	_ transport.Foregrounder = (*Conn)(nil)
 	_ transport.EchoReporter = (*Conn)(nil)
+	_ transport.SharedInput  = (*Conn)(nil)
 )
 
 // Conn is an attachment to a session held by the agent. It implements
@@ -54,6 +55,7 @@ type Conn struct {
 	gap     *transport.GapError // reported by the next Read
 	rerr    error               // sticky: once set, Read returns it
 	off     atomic.Int64        // offset of the next byte Read returns
+	others  atomic.Int64        // input other clients wrote (Typed)
 	// stamps says when output arrived at the agent (Stamps frames): the
 	// bytes from stampOffs[i] on came at stampNs[i] (Unix ns). arrival is
 	// that of the last Read's bytes.
@@ -155,7 +157,7 @@ func (c *Conn) readFrame() error {
 		}
 		c.output(off, f.Payload[n:])
 		return nil
-	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply, agentproto.TypeLink, agentproto.TypeStamps:
+	case agentproto.TypeGap, agentproto.TypeExit, agentproto.TypeForeground, agentproto.TypeReply, agentproto.TypeLink, agentproto.TypeStamps, agentproto.TypeTyped:
 	default:
 		c.log.Debug("skipping agent frame", "type", f.Type)
 		return nil // an AttachReply or a type newer than this client
@@ -168,6 +170,8 @@ func (c *Conn) readFrame() error {
 	switch m := m.(type) {
 	case agentproto.Stamps:
 		c.addStamps(m)
+	case agentproto.Typed:
+		c.others.Store(max(m.Others, c.others.Load()))
 	case agentproto.Gap:
 		next := c.off.Load()
 		if m.To > next {
@@ -386,6 +390,11 @@ func (c *Conn) Redact(from, to int64) error {
 	t, p := agentproto.Marshal(agentproto.Redact{From: from, To: to})
 	return c.send(t, p)
 }
+
+// TypedByOthers returns how many bytes of input the session's other
+// clients wrote since this attachment began, as the agent last reported
+// (0 from an agent that predates Typed).
+func (c *Conn) TypedByOthers() int64 { return c.others.Load() }
 
 // Foreground returns the foreground process the agent last reported. It
 // is an error until the first report has been read.

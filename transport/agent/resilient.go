@@ -39,7 +39,8 @@ type Resilient struct {
 
 	mu        sync.Mutex // protects the following
 	cur       *Conn
-	down      bool // the link is broken; re-attaching
+	othersWas int64 // TypedByOthers of the attachments before cur
+	down      bool  // the link is broken; re-attaching
 	downSince time.Time
 	downErr   error  // why it broke
 	meta      []byte // the last SetMeta, replayed after a re-attach
@@ -58,6 +59,7 @@ var (
 	_ transport.Foregrounder = (*Resilient)(nil)
 	_ transport.EchoReporter = (*Resilient)(nil)
 	_ transport.LinkStater   = (*Resilient)(nil)
+	_ transport.SharedInput  = (*Resilient)(nil)
 )
 
 // NewResilient wraps c, a fresh attachment, so that Read re-attaches
@@ -157,6 +159,7 @@ func (r *Resilient) recover(c *Conn, err error) error {
 				_ = nc.Close()
 				return c.detachedErr()
 			}
+			r.othersWas += r.cur.TypedByOthers()
 			r.cur, r.down, r.downErr = nc, false, nil
 			meta, metaSet := r.meta, r.metaSet
 			r.mu.Unlock()
@@ -251,6 +254,13 @@ func (r *Resilient) Redact(from, to int64) error {
 
 // Foreground returns the foreground process the agent last reported.
 func (r *Resilient) Foreground() (transport.Foreground, error) { return r.conn().Foreground() }
+
+// TypedByOthers returns the input other clients wrote, across re-attaches.
+func (r *Resilient) TypedByOthers() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.othersWas + r.cur.TypedByOthers()
+}
 
 // Echo returns the terminal's ECHO flag as the agent last reported it.
 func (r *Resilient) Echo() (bool, error) { return r.conn().Echo() }
