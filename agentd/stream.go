@@ -243,7 +243,7 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 	hold.Stop()
 	defer hold.Stop()
 	var held time.Time // until when output that follows a large write waits
-	var typed int64 // the Others last sent
+	var typed int64    // the Others last sent
 	for {
 		buf = buf[:0]
 		sess.mu.Lock()
