@@ -147,8 +147,8 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	switch pre, rest, ok, unknown := s.splitEditedSubmit(req); {
 	case ok:
 		return s.sendEdited(ctx, pre, rest) // editline.go: the line that runs is checked
-	case unknown:
-		return Result{}, s.unknownLine("no ttymux hook in this shell")
+	case unknown != "":
+		return Result{}, s.unknownLine(unknown)
 	}
 	// What the gate reads: the text, and bytes given in hex after it.
 	line := req.Text + string(req.Bytes)
