@@ -128,7 +128,7 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 	ctxDone := false
 	extended, graced := false, false // past d while the startup files ran; the grace after
 	for {
-		if err := s.sendRemoteFile(); err != nil {
+		if _, err := s.sendRemoteFile(); err != nil {
 			s.log.Warn("shell integration unavailable", "err", err)
 		}
 		s.mu.Lock()

@@ -140,6 +140,9 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err := s.checkInput(req); err != nil { // serialpolicy.go
 		return Result{}, err
 	}
+	if err := s.lateRemoteFile(ctx); err != nil { // remote.go
+		return Result{}, err
+	}
 	opts, err := s.checkSend(&req)
 	if err != nil {
 		return Result{}, err

@@ -2,8 +2,10 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ttymux/ttymux/transport"
 )
@@ -146,13 +148,19 @@ func rcRequest(shell, nonce string) string {
 }
 
 // sendRemoteFile types the file the remote bootstrap asked for, once, when
-// its request has come. The session's hook waits (waitReady) call it; it
-// does nothing for any other session.
-func (t *terminal) sendRemoteFile() error {
+// its request has come, and says whether it did. The wait for the shell to
+// be ready (waitReady) calls it, and so does every send (lateRemoteFile);
+// it does nothing for any other session. t.mu must not be held.
+func (t *terminal) sendRemoteFile() (bool, error) {
 	t.mu.Lock()
+	if t.ready || t.hookless {
+		// The bootstrap asks before the shell starts: a shell whose hook
+		// reported, or that said none loads, will not ask.
+		t.remoteFiles = nil
+	}
 	if t.remoteFiles == nil {
 		t.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	nonce := t.det.Nonce()
 	end := t.ring.End()
@@ -169,11 +177,49 @@ func (t *terminal) sendRemoteFile() error {
 	}
 	t.mu.Unlock()
 	if file == nil {
-		return nil
+		return false, nil
 	}
 	if err := t.write(file); err != nil {
-		return fmt.Errorf("send the shell integration file: %w", err)
+		return false, fmt.Errorf("send the shell integration file: %w", err)
 	}
+	return true, nil
+}
+
+// lateReady bounds how long a send waits for the shell a late file starts.
+const lateReady = 5 * time.Second
+
+// lateRemoteFile, before a send types, serves a remote bootstrap that asked
+// for its file after the open stopped waiting (a host slower than the
+// ready timeout): what the send typed would go into the file, unseen, and
+// the shell's first prompt would end the command. The file goes first,
+// and the send waits for the shell to be ready, as the open would have.
+func (s *Session) lateRemoteFile(ctx context.Context) error {
+	sent, err := s.sendRemoteFile()
+	if err != nil || !sent {
+		return err
+	}
+	t := time.NewTimer(lateReady)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		done, ch := s.ready || s.exited || s.hookless, s.changedLocked()
+		s.mu.Unlock()
+		if done {
+			break
+		}
+		select {
+		case <-ch:
+		case <-t.C:
+			return nil // the send goes on; the verdict's lower layers decide
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	// The first prompt is not the send's output (as after an open).
+	s.waitPromptDrawn(ctx, catchUpMax)
+	s.mu.Lock()
+	s.readOff = s.ring.End()
+	s.mu.Unlock()
 	return nil
 }
 
