@@ -65,17 +65,17 @@ func remoteBootstrap(nonce string) (string, map[string][]byte, error) {
 	// g NAME FILE: the second stage. With the terminal's echo off (what
 	// ttymux sends must not show), it asks for NAME's file with a P mark
 	// and writes the lines that come, up to TTYMUX_EOF, into FILE; then
-	// the terminal's modes are put back. Canonical input: each line is
-	// read whole, and none is longer than the shortest line limit
-	// (remoteLineMax).
+	// echo is on again, as ttymux's terminals start (sshconn asks for it,
+	// the agent's PTYs have it): not stty -g and back, a process fewer
+	// before the shell starts. Canonical input: each line is read whole,
+	// and none is longer than the shortest line limit (remoteLineMax).
 	b.WriteString(`s=${SHELL:-/bin/sh}
 d=${TMPDIR:-/tmp}/ttymux.$$
 g() {
-	m=$(stty -g 2>/dev/null)
 	stty -echo 2>/dev/null
 	printf "\033]133;P;rc=%s;ttymux=` + nonce + `\007" $1
 	sed -n "/^TTYMUX_EOF\$/q;p" >"$2"
-	[ -z "$m" ] || stty "$m"
+	stty echo 2>/dev/null
 }
 case ${s##*/} in
 bash)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,7 +274,9 @@ func BenchmarkRemoteBootstrapReady(b *testing.B) {
 			m := session.NewManager(session.Options{Kinds: []session.Kind{session.SSHKind(sshdLike{shell: shell})}, StateDir: b.TempDir()})
 			b.Cleanup(m.CloseAll)
 			ctx := context.Background()
+			var took []time.Duration
 			for b.Loop() {
+				start := time.Now()
 				s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
 					Env:  []string{"HOME=" + home, "TMPDIR=" + b.TempDir(), "ENV="},
 					Spec: transport.SSHParams{Host: "bench"},
@@ -281,6 +284,7 @@ func BenchmarkRemoteBootstrapReady(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				took = append(took, time.Since(start))
 				if !s.Info().Integrated {
 					b.Fatalf("not integrated: %+v", s.Info())
 				}
@@ -288,6 +292,8 @@ func BenchmarkRemoteBootstrapReady(b *testing.B) {
 				_, _ = m.Close(ctx, s.ID())
 				b.StartTimer()
 			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
 		})
 	}
 }
