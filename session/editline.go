@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ var submitKeys = map[string]bool{"enter": true, "return": true, "ctrl+m": true, 
 // terminal is at a shell prompt whose line cannot be read: no ttymux hook
 // (a shell over SSH without integration, a nested shell, a serial
 // console), or a hook that said its shell cannot report the line (BusyBox
-// ash, dash, mksh and fish bind no keys to the line query).
+// ash, dash and mksh bind no keys to the line query).
 func (s *Session) splitEditedSubmit(req SendRequest) (pre, rest SendRequest, ok bool, unknown string) {
 	if req.Secret || req.lineChecked || len(req.Bytes) > 0 {
 		return pre, rest, false, ""
@@ -87,7 +88,7 @@ func (s *Session) splitEditedSubmit(req SendRequest) (pre, rest SendRequest, ok 
 	}
 	if noLine {
 		// Asking would only wait out editorLineWait, with the keys typed.
-		return pre, rest, false, "this shell cannot report the line its editor holds: only bash and zsh can"
+		return pre, rest, false, "this shell cannot report the line its editor holds: bash, zsh and fish can"
 	}
 	return pre, rest, true, ""
 }
@@ -159,9 +160,14 @@ func findLineMark(b, tag []byte) (string, bool) {
 	}
 }
 
-// decodeLine decodes an L mark's line: its bytes in hex (bash), or "u"
-// and code points in hex, each followed by a dot (zsh).
+// decodeLine decodes an L mark's line: its bytes in hex (bash), "u" and
+// code points in hex, each followed by a dot (zsh), or "x" and its bytes
+// URL-escaped (fish's string escape --style=url).
 func decodeLine(p string) (string, bool) {
+	if esc, ok := strings.CutPrefix(p, "x"); ok {
+		l, err := url.PathUnescape(esc)
+		return l, err == nil
+	}
 	cps, ok := strings.CutPrefix(p, "u")
 	if !ok {
 		b, err := hex.DecodeString(p)

@@ -88,8 +88,8 @@ type Detector struct {
 	// with a readonly PS1).
 	noB bool
 	// noLine: the hook said it cannot report the line the shell's editor
-	// holds ("133;P;line=0": ash, dash, mksh, fish, which bind no keys
-	// to ttymux's line query).
+	// holds ("133;P;line=0": ash, dash and mksh, which bind no keys to
+	// ttymux's line query).
 	noLine bool
 
 	bracketedPaste bool  // DECSET 2004
