@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,16 +42,18 @@ var submitKeys = map[string]bool{"enter": true, "return": true, "ctrl+m": true, 
 // Enter (with the keys after it) when req submits a line at a shell's
 // prompt whose content the text alone does not tell: keys other than Enter
 // come before the Enter, or earlier sends typed text without Enter. ok is
-// false otherwise (the gate has judged the text). unknown is set when the
-// terminal is at a shell prompt whose line cannot be read (no ttymux hook:
-// a shell over SSH without integration, a nested shell, a serial console).
-func (s *Session) splitEditedSubmit(req SendRequest) (pre, rest SendRequest, ok, unknown bool) {
+// false otherwise (the gate has judged the text). unknown says why when the
+// terminal is at a shell prompt whose line cannot be read: no ttymux hook
+// (a shell over SSH without integration, a nested shell, a serial
+// console), or a hook that said its shell cannot report the line (BusyBox
+// ash, dash and mksh bind no keys to the line query).
+func (s *Session) splitEditedSubmit(req SendRequest) (pre, rest SendRequest, ok bool, unknown string) {
 	if req.Secret || req.lineChecked || len(req.Bytes) > 0 {
-		return pre, rest, false, false
+		return pre, rest, false, ""
 	}
 	at := slices.IndexFunc(req.Keys, func(k string) bool { return submitKeys[normKey(k)] })
 	if at < 0 && !(req.Enter && req.Text != "" && len(req.Keys) == 0) {
-		return pre, rest, false, false // nothing submitted, or keys after the Enter: no line yet
+		return pre, rest, false, "" // nothing submitted, or keys after the Enter: no line yet
 	}
 	// Another send may hold sendMu while it waits for its command: do not
 	// wait for it here (Send's own check of the pending text still runs).
@@ -70,17 +73,24 @@ func (s *Session) splitEditedSubmit(req SendRequest) (pre, rest SendRequest, ok,
 		pre.Enter, pre.Wait, pre.Mark = false, false, false
 		rest.Text, rest.Enter, rest.Keys = "", false, []string{"enter"}
 	default:
-		return pre, rest, false, false
+		return pre, rest, false, ""
 	}
 	rest.lineChecked = true
-	if !s.atHookedPrompt() {
+	hooked, noLine := s.atHookedPrompt()
+	if !hooked {
 		// A shell whose line editor holds the line: one at a prompt the
 		// output shows, or a nested shell (its name) editing with echo off.
 		st := s.classify()
-		nested := st.FGOK && st.EchoOff && shellKind(st.FG.Name) != ""
-		return pre, rest, false, st.State == "prompt" || nested
+		if nested := st.FGOK && st.EchoOff && shellKind(st.FG.Name) != ""; st.State == "prompt" || nested {
+			return pre, rest, false, "no ttymux hook in this shell"
+		}
+		return pre, rest, false, ""
 	}
-	return pre, rest, true, false
+	if noLine {
+		// Asking would only wait out editorLineWait, with the keys typed.
+		return pre, rest, false, "this shell cannot report the line its editor holds: bash, zsh and fish can"
+	}
+	return pre, rest, true, ""
 }
 
 func normKey(k string) string {
@@ -90,15 +100,16 @@ func normKey(k string) string {
 }
 
 // atHookedPrompt reports whether the session's own hooked shell is at its
-// prompt (the last mark is not C).
-func (s *Session) atHookedPrompt() bool {
+// prompt (the last mark is not C), and whether its hook said it cannot
+// report the line.
+func (s *Session) atHookedPrompt() (at, noLine bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.shell || !s.ready || !s.det.Hooked() || s.exited || s.closed {
-		return false
+		return false, false
 	}
 	last, ok := s.det.Last()
-	return ok && last.Kind != verdict.MarkCommand
+	return ok && last.Kind != verdict.MarkCommand, s.det.NoLine()
 }
 
 // editorLine asks the hooked shell for the line its editor holds and waits
@@ -149,9 +160,14 @@ func findLineMark(b, tag []byte) (string, bool) {
 	}
 }
 
-// decodeLine decodes an L mark's line: its bytes in hex (bash), or "u"
-// and code points in hex, each followed by a dot (zsh).
+// decodeLine decodes an L mark's line: its bytes in hex (bash), "u" and
+// code points in hex, each followed by a dot (zsh), or "x" and its bytes
+// URL-escaped (fish's string escape --style=url).
 func decodeLine(p string) (string, bool) {
+	if esc, ok := strings.CutPrefix(p, "x"); ok {
+		l, err := url.PathUnescape(esc)
+		return l, err == nil
+	}
 	cps, ok := strings.CutPrefix(p, "u")
 	if !ok {
 		b, err := hex.DecodeString(p)

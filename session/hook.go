@@ -131,6 +131,9 @@ func (s *Session) waitReady(ctx context.Context, d time.Duration) bool {
 	ctxDone := false
 	extended, graced := false, false // past d while the startup files ran; the grace after
 	for {
+		if _, err := s.sendRemoteFile(); err != nil {
+			s.log.Warn("shell integration unavailable", "err", err)
+		}
 		s.mu.Lock()
 		done, lost := s.ready || s.exited || s.hookless, s.hookLost != ""
 		ch := s.changedLocked()

@@ -140,6 +140,9 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if err := s.checkInput(req); err != nil { // serialpolicy.go
 		return Result{}, err
 	}
+	if err := s.lateRemoteFile(ctx); err != nil { // remote.go
+		return Result{}, err
+	}
 	opts, err := s.checkSend(&req)
 	if err != nil {
 		return Result{}, err
@@ -152,8 +155,8 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	switch pre, rest, ok, unknown := s.splitEditedSubmit(req); {
 	case ok:
 		return s.sendEdited(ctx, pre, rest) // editline.go: the line that runs is checked
-	case unknown:
-		return Result{}, s.unknownLine("no ttymux hook in this shell")
+	case unknown != "":
+		return Result{}, s.unknownLine(unknown)
 	}
 	// What the gate reads: the text, and bytes given in hex after it.
 	line := req.Text + string(req.Bytes)

@@ -117,6 +117,10 @@ type Opening struct {
 	// Nonce marks the shell integration's sequences; "" when not
 	// integrated.
 	Nonce string
+	// RemoteFiles are the integration files a remote bootstrap asks for by
+	// shell name (its second stage, remote.go): the session types the one
+	// asked for while it waits for the shell to be ready.
+	RemoteFiles map[string][]byte
 	// Input is how the session is typed into unless the open or a send
 	// says otherwise: the kind's input options.
 	Input Input

@@ -90,11 +90,11 @@ func SSHKind(op transport.Opener) Kind {
 				o.Command += " " + o.Target.Command
 			}
 			o.Shell = o.Target.Command == ""
-			n, err := integrateRemote(&o.Target)
+			n, files, err := integrateRemote(&o.Target)
 			if err != nil {
 				o.Log.Warn("shell integration unavailable", "err", err)
 			}
-			o.Nonce = n
+			o.Nonce, o.RemoteFiles = n, files
 		},
 		Keep: func(ctx context.Context, k Keepers, o *Opening) (transport.Keeper, transport.Target, string, error) {
 			if k.Remote == nil {

@@ -250,7 +250,7 @@ func (m *Manager) open(ctx context.Context, k Kind, id string, req OpenRequest) 
 	o.Target.Confine = m.opts.Policy.ReadOnly(k.policyHost(req.Target, ""))
 	cfg := sessionConfig{
 		id: id, name: req.Name, transport: k.Name, command: o.Command,
-		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce,
+		size: o.Target.Size, ringSize: m.opts.RingSize, nonce: o.Nonce, remoteFiles: o.RemoteFiles,
 		shell: o.Shell, enter: enter, policyHost: k.policyHost(req.Target, ""), port: k.port(req.Target),
 		fish: shellKind(o.Target.Command) == "fish",
 	}

@@ -134,6 +134,24 @@ func TestPOSIXShellHook(t *testing.T) {
 			if r = send(t, s, session.SendRequest{Text: "env | grep -E -c 'ttymux=[0-9a-f]{16}' ; echo $ENV"}); r.Output != "0\n"+rc {
 				t.Errorf("the nonce reached the environment, or ENV was not restored: %q", r.Output)
 			}
+			// No key reports the line these shells hold: an Enter after
+			// editing keys is refused at once, nothing of it typed (before:
+			// the keys typed, 3 s waited for a report, the line left).
+			if _, err := s.Send(ctx, session.SendRequest{Text: "echo touch x"}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+a", "enter"}, Wait: true, Timeout: 5 * time.Second})
+			if err == nil || !strings.Contains(err.Error(), "cannot report the line") {
+				t.Fatalf("an edited Enter: %v, want it refused as a line the shell cannot report", err)
+			}
+			// Waited for: ash and mksh draw the prompt again at ctrl+u, D
+			// mark included, which must not end the next command.
+			if _, err := s.Send(ctx, session.SendRequest{Keys: []string{"ctrl+u"}, Wait: true, Timeout: 2 * time.Second}); err != nil {
+				t.Fatal(err)
+			}
+			if r = send(t, s, session.SendRequest{Text: "echo cleared"}); r.Output != "cleared" {
+				t.Errorf("after the refused Enter: %q", r.Output)
+			}
 		})
 	}
 }

@@ -136,17 +136,25 @@ func TestRemoteBootstrapNoHook(t *testing.T) {
 // TestRemoteBootstrapFitsDropbear: Dropbear refuses an exec request longer
 // than its MAX_CMD_LEN (9000 bytes) with "String too long" and drops the
 // connection, so open_ssh to a Dropbear host failed outright once the
-// bootstrap carried the ash hook too. Comments are stripped from the files
-// it carries.
+// bootstrap carried the ash hook too. bash's and zsh's files, line keys
+// included, now come as the command's input (the second stage), and the
+// command keeps a margin of bootstrapMargin bytes for the files it still
+// carries to grow.
 func TestRemoteBootstrapFitsDropbear(t *testing.T) {
-	cmd, err := session.RemoteBootstrap("0123456789abcdef")
+	const bootstrapMargin = 1500
+	cmd, files, err := session.RemoteBootstrap("0123456789abcdef")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cmd) > session.MaxBootstrap {
-		t.Fatalf("the remote bootstrap is %d bytes; Dropbear takes at most %d", len(cmd), session.MaxBootstrap)
+	if len(cmd) > session.MaxBootstrap-bootstrapMargin {
+		t.Fatalf("the remote bootstrap is %d bytes; Dropbear takes at most %d, and the margin is %d", len(cmd), session.MaxBootstrap, bootstrapMargin)
 	}
-	t.Logf("bootstrap: %d bytes", len(cmd))
+	for _, sh := range []string{"bash", "zsh"} {
+		if !bytes.Contains(files[sh], []byte("9901~")) || !bytes.HasSuffix(files[sh], []byte("\nTTYMUX_EOF\n")) {
+			t.Errorf("the %s file the second stage types lacks the line keys or its end line", sh)
+		}
+	}
+	t.Logf("bootstrap: %d bytes; typed after it: bash %d, zsh %d", len(cmd), len(files["bash"]), len(files["zsh"]))
 }
 
 // TestRemoteNoHookKeptAndAttached: a persistent session on a host whose

@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport"
 	"github.com/ttymux/ttymux/transport/local"
@@ -192,6 +194,106 @@ func TestRemoteHookNoteIsTruthful(t *testing.T) {
 			if !r.Complete || r.Output != "hello" {
 				t.Fatalf("echo hello: complete=%v via=%q output=%q note=%q", r.Complete, r.Via, r.Output, r.Note)
 			}
+		})
+	}
+}
+
+// TestRemoteFileAfterReadyTimeout: on a host slower than the ready timeout
+// the open returns before the bootstrap asks for bash's file; the first
+// send types the file before its own text, which would otherwise have gone
+// into that file (with echo off: a send that never completes), and the
+// hook then reports.
+func TestRemoteFileAfterReadyTimeout(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("PS1='$ '\n"), 0o600)
+	// As over SSH, the session cannot see the far end's foreground
+	// program (a local PTY shows the bootstrap waiting, and the open
+	// waits on), so the ready timeout ends the open.
+	m := session.NewManager(session.Options{
+		Kinds:        []session.Kind{session.SSHKind(plainConn{sshdLike{shell: bash}})},
+		StateDir:     t.TempDir(),
+		ReadyTimeout: time.Nanosecond,
+	})
+	t.Cleanup(m.CloseAll)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
+		Env:  []string{"HOME=" + home, "TMPDIR=" + t.TempDir()},
+		Spec: transport.SSHParams{Host: "slow"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logOnFailure(t, s)
+	testwait.Until(t, "the bootstrap's request", 10*time.Second, func() bool {
+		r, err := s.Read(ctx, session.ReadRequest{Mode: "range", FromLine: 1, Raw: true})
+		return err == nil && strings.Contains(r.Output, "133;P;rc=bash;")
+	})
+	r := send(t, s, session.SendRequest{Text: "echo $((6*7)); (exit 3)", Timeout: 10 * time.Second})
+	if r.Output != "42" || exitCode(r) != "3" {
+		t.Fatalf("the first send after a late request: complete=%v via=%q output=%q exit=%s", r.Complete, r.Via, r.Output, exitCode(r))
+	}
+}
+
+// plainConn opens conns that offer only transport.Conn's methods: no
+// foreground program, no resize, as a far end that cannot tell.
+type plainConn struct{ op transport.Opener }
+
+func (o plainConn) Open(ctx context.Context, t transport.Target) (transport.Conn, error) {
+	c, err := o.op.Open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return struct{ transport.Conn }{c}, nil
+}
+
+// BenchmarkRemoteBootstrapReady measures an open through the remote
+// bootstrap, run as sshd runs it (`$SHELL -c`, no network), until the
+// shell is ready: bash, whose file is typed after the bootstrap asks for it
+// (a round trip, two stty and a sed), and BusyBox ash, whose file is in the
+// command. Compare runs of the same tree state for the cost of the second
+// stage.
+func BenchmarkRemoteBootstrapReady(b *testing.B) {
+	for _, sh := range []struct{ name, target string }{{"bash", "bash"}, {"ash", "busybox"}} {
+		b.Run(sh.name, func(b *testing.B) {
+			p, err := exec.LookPath(sh.target)
+			if err != nil {
+				b.Skipf("%s not installed", sh.target)
+			}
+			shell := filepath.Join(b.TempDir(), sh.name)
+			if err := os.Symlink(p, shell); err != nil {
+				b.Fatal(err)
+			}
+			home := b.TempDir()
+			os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("PS1='$ '\n"), 0o600)
+			os.WriteFile(filepath.Join(home, ".profile"), []byte("PS1='$ '\n"), 0o600)
+			m := session.NewManager(session.Options{Kinds: []session.Kind{session.SSHKind(sshdLike{shell: shell})}, StateDir: b.TempDir()})
+			b.Cleanup(m.CloseAll)
+			ctx := context.Background()
+			var took []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				s, err := m.Open(ctx, session.OpenRequest{Transport: "ssh", Target: transport.Target{
+					Env:  []string{"HOME=" + home, "TMPDIR=" + b.TempDir(), "ENV="},
+					Spec: transport.SSHParams{Host: "bench"},
+				}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+				if !s.Info().Integrated {
+					b.Fatalf("not integrated: %+v", s.Info())
+				}
+				b.StopTimer()
+				_, _ = m.Close(ctx, s.ID())
+				b.StartTimer()
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
 		})
 	}
 }

@@ -109,6 +109,7 @@ type sessionConfig struct {
 	size                         transport.Size
 	ringSize                     int
 	nonce                        string
+	remoteFiles                  map[string][]byte // see Opening.RemoteFiles
 	shell                        bool
 	fish                         bool // the shell is fish (the mark layer's syntax)
 	enter                        string

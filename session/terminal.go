@@ -66,6 +66,11 @@ type terminal struct {
 	hookless  bool   // the far end said no hook will load (verdict.Detector.Hookless)
 	fish      bool   // the program is fish (the hook also says so: verdict.Detector.Shell)
 
+	// The remote bootstrap's second stage (remote.go): the files it may
+	// ask for until one is sent, and how far the output was searched.
+	remoteFiles map[string][]byte
+	remoteFrom  int64
+
 	changed chan struct{} // closed and replaced on every change someone waits for
 	watched bool          // someone took changed since it was last replaced
 	marked  chan struct{} // closed and replaced on a new mark or the end
@@ -88,6 +93,7 @@ func (t *terminal) start(c sessionConfig, created time.Time) {
 	t.lines = ring.NewLineIndexAt(r, max(c.fromLine, 1))
 	t.times = ring.NewTimes(r)
 	t.det = verdict.NewDetector(c.nonce, c.from)
+	t.remoteFiles, t.remoteFrom = c.remoteFiles, c.from
 	t.size = c.size
 	t.lastOutput = created
 	t.changed = make(chan struct{})

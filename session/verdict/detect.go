@@ -87,6 +87,10 @@ type Detector struct {
 	// noB: the hook said it marks no prompt's end ("133;P;b=0": bash
 	// with a readonly PS1).
 	noB bool
+	// noLine: the hook said it cannot report the line the shell's editor
+	// holds ("133;P;line=0": ash, dash and mksh, which bind no keys to
+	// ttymux's line query).
+	noLine bool
 
 	bracketedPaste bool  // DECSET 2004
 	pasteOnAt      int64 // where bracketed paste was last turned on
@@ -147,6 +151,10 @@ func (d *Detector) Shell() string { return d.shell }
 // NoB reports whether the hook said it marks no prompt's end (a readonly
 // PS1): nothing need wait for a B mark.
 func (d *Detector) NoB() bool { return d.noB }
+
+// NoLine reports whether the hook said it cannot report the line the
+// shell's line editor holds ("133;P;line=0").
+func (d *Detector) NoLine() bool { return d.noLine }
 
 // Count returns how many marks were found so far (B marks excepted).
 func (d *Detector) Count() int { return d.count }
@@ -279,6 +287,8 @@ func (d *Detector) osc(off, end int64) {
 			d.shell = string(v)
 		case "b":
 			d.noB = string(v) == "0"
+		case "line":
+			d.noLine = string(v) == "0"
 		}
 		return
 	case MarkPromptEnd:
