@@ -184,7 +184,7 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 		return leftLine{} // the person's own keys ended with Enter (or ctrl+c)
 	}
 	st := s.classify()
-	if s.atHookedPrompt() && s.lineKeys(st) {
+	if at, noLine := s.atHookedPrompt(); at && !noLine && s.lineKeys(st) {
 		if line, err := s.editorLine(ctx); err == nil {
 			s.sendMu.Lock()
 			mine := s.pending
@@ -219,18 +219,16 @@ func (s *Session) personLeft(ctx context.Context, pl personLine) leftLine {
 }
 
 // lineKeys reports whether the hooked shell st shows may bind the hook's
-// line keys: bash and zsh do (shellinit); fish and the POSIX hook do not,
-// and asking them would only wait editorLineWait. Over SSH the foreground
-// is not known: the hook there is bash's or zsh's unless it said fish.
+// line keys: bash, zsh and fish do (shellinit); the POSIX hook does not
+// (its P mark says line=0, which atHookedPrompt reports), and asking it
+// would only wait editorLineWait. Over SSH the foreground is not known:
+// the hook's own P mark decides.
 func (s *Session) lineKeys(st verdict.Status) bool {
 	if !st.FGOK {
-		s.mu.Lock()
-		fish := s.fish || s.det.Shell() == "fish"
-		s.mu.Unlock()
-		return !fish
+		return true
 	}
 	k := shellKind(st.FG.Name)
-	return k == "bash" || k == "zsh"
+	return k == "bash" || k == "zsh" || k == "fish"
 }
 
 // cursorLineText returns the text on the screen's cursor line after the
@@ -336,7 +334,7 @@ func (s *Session) personKeysShown() bool {
 	s.mu.Lock()
 	after := !s.human.line.entered || s.det.Count() > s.human.line.enterMarks
 	s.mu.Unlock()
-	if s.atHookedPrompt() && after {
+	if at, _ := s.atHookedPrompt(); at && after {
 		return true
 	}
 	if er, ok := s.conn.(transport.EchoReporter); ok {
