@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ttymux/ttymux/session/verdict"
@@ -257,7 +258,7 @@ func (s *Session) cursorLineText() string {
 	}
 	// No prompt on the line: a program's output (a progress line), not
 	// a line being edited.
-	i := promptEndRe.FindStringIndex(row)
+	i := promptEndRe().FindStringIndex(row)
 	if i == nil {
 		return ""
 	}
@@ -265,7 +266,7 @@ func (s *Session) cursorLineText() string {
 }
 
 // promptEndRe finds the end of a prompt near the start of a line.
-var promptEndRe = regexp.MustCompile(`^.{0,80}?[$#>%] `)
+var promptEndRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.{0,80}?[$#>%] `) })
 
 // secretList returns the session's secrets.
 func (s *Session) secretList() []string {
