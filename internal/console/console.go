@@ -235,19 +235,6 @@ func loopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (s *Server) page(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b, err := static.ReadFile("static/" + name)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(b)
-	}
-}
-
 // Session is one row of the console.
 type Session struct {
 	ID         string `json:"id"`
