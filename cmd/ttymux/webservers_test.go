@@ -269,10 +269,10 @@ func newWebRig(t *testing.T, env ...string) *webRig {
 	return r
 }
 
-// startWeb starts ttymux web and reads the URL it prints.
-func (r *webRig) startWeb(t *testing.T) {
+// startWeb starts ttymux web with args and reads the URL it prints.
+func (r *webRig) startWeb(t *testing.T, args ...string) {
 	t.Helper()
-	web := exec.Command(r.bin, "web")
+	web := exec.Command(r.bin, append([]string{"web"}, args...)...)
 	web.Env = r.env
 	r.webErr = &syncBuffer{}
 	web.Stderr = r.webErr
