@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +59,7 @@ import (
 func BenchmarkConsoleWatch20(b *testing.B) {
 	b.Run("server", func(b *testing.B) { benchWatch(b, serverWatchRig(b)) })
 	b.Run("agent", func(b *testing.B) { benchWatch(b, agentWatchRig(b)) })
+	b.Run("offer", func(b *testing.B) { benchWatch(b, offerWatchRig(b)) })
 }
 
 // watchSessions is how many sessions are watched at once.
@@ -100,6 +104,29 @@ func serverWatchRig(b *testing.B) watchRig {
 		typeKeys: func(p []byte) error { _, err := src.find(ids[1]).HumanWrite(p); return err },
 		flooded:  func() int64 { return src.find(ids[0]).OutputEnd() },
 	}
+}
+
+// offerWatchRig: the server's 20 shells watched through its offer socket
+// (console.ListenOffer), as ttymux web watches a stdio server's sessions
+// (console.WithServers; no local agent runs). Both ends are this process:
+// the figure is the server's and the console's together.
+func offerWatchRig(b *testing.B) watchRig {
+	r := serverWatchRig(b)
+	dir := filepath.Join(shortTempDir(b), "ttymux")
+	src := offerSource{r.src.(managerSource)}
+	of, err := console.ListenOffer(console.OfferPath(dir, os.Getpid()), console.OfferOptions{Source: src, Attached: src.Attached})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { of.Close() })
+	noAgent := &agentc.Client{Socket: filepath.Join(shortTempDir(b), "agent.sock")}
+	r.src = console.WithServers(agentSource{noAgent}, &console.Servers{Dir: dir})
+	routed := make([]string, len(r.ids)) // r's closures keep the server's ids
+	for i, id := range r.ids {
+		routed[i] = id + "@" + strconv.Itoa(os.Getpid())
+	}
+	r.ids = routed
+	return r
 }
 
 // agentWatchRig: 20 shells an agent holds, each attached by a client

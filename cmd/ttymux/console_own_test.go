@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func (r *ownRig) stream(t *testing.T, id string) sseReader {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, _ := http.NewRequestWithContext(ctx, "GET", r.srv.URL+"/api/s/"+id+"/output", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", r.srv.URL+"/api/s/"+url.PathEscape(id)+"/output", nil)
 	resp, err := r.b.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("output stream: %v %v", err, resp)
@@ -92,10 +93,10 @@ func (r *ownRig) stream(t *testing.T, id string) sseReader {
 // and gives it back; typing after that is refused.
 func (r *ownRig) takeOverAndType(t *testing.T, id, text, want string, page sseReader) {
 	t.Helper()
-	if got := r.post(t, r.b, "/api/s/"+id+"/input", "own", text); got.StatusCode != http.StatusConflict {
+	if got := r.post(t, r.b, "/api/s/"+url.PathEscape(id)+"/input", "own", text); got.StatusCode != http.StatusConflict {
 		t.Fatalf("typing before taking over: %d, want 409", got.StatusCode)
 	}
-	if got := r.post(t, r.b, "/api/s/"+id+"/takeover", "own", ""); got.StatusCode != 200 {
+	if got := r.post(t, r.b, "/api/s/"+url.PathEscape(id)+"/takeover", "own", ""); got.StatusCode != 200 {
 		t.Fatalf("take over: %d", got.StatusCode)
 	}
 	if row := r.listed(t, id); !row.Driven {
@@ -103,19 +104,19 @@ func (r *ownRig) takeOverAndType(t *testing.T, id, text, want string, page sseRe
 	}
 	// The page sends its size on taking over; a serial port has none,
 	// which must not end the take-over.
-	if got := r.post(t, r.b, "/api/s/"+id+"/resize", "own", `{"rows":30,"cols":100}`); got.StatusCode != http.StatusNoContent {
+	if got := r.post(t, r.b, "/api/s/"+url.PathEscape(id)+"/resize", "own", `{"rows":30,"cols":100}`); got.StatusCode != http.StatusNoContent {
 		t.Fatalf("resize while driving: %d", got.StatusCode)
 	}
-	if got := r.post(t, r.b, "/api/s/"+id+"/input", "own", text); got.StatusCode != http.StatusNoContent {
+	if got := r.post(t, r.b, "/api/s/"+url.PathEscape(id)+"/input", "own", text); got.StatusCode != http.StatusNoContent {
 		t.Fatalf("typing after taking over: %d", got.StatusCode)
 	}
 	if want != "" {
 		page.waitFor(t, "the page", want)
 	}
-	if got := r.post(t, r.b, "/api/s/"+id+"/giveback", "own", ""); got.StatusCode != 200 {
+	if got := r.post(t, r.b, "/api/s/"+url.PathEscape(id)+"/giveback", "own", ""); got.StatusCode != 200 {
 		t.Fatalf("give back: %d", got.StatusCode)
 	}
-	if got := r.post(t, r.b, "/api/s/"+id+"/input", "own", text); got.StatusCode != http.StatusConflict {
+	if got := r.post(t, r.b, "/api/s/"+url.PathEscape(id)+"/input", "own", text); got.StatusCode != http.StatusConflict {
 		t.Fatalf("typing after giving back: %d, want 409", got.StatusCode)
 	}
 }

@@ -62,6 +62,20 @@ func newRemoteHost(t testing.TB, sshdConfig ...string) *remoteHost {
 // "box"; each call is a fresh server, as after a restart.
 func (h *remoteHost) server(t testing.TB) (*mcp.ClientSession, func(name string, args map[string]any, out any) string) {
 	t.Helper()
+	cs := connect(t, newServer(h.manager(t), nil), nil)
+	return cs, func(name string, args map[string]any, out any) string {
+		t.Helper()
+		res := call(t, cs, name, args, out)
+		if res.IsError {
+			t.Fatalf("%s %v: %s\nsshd log:\n%s", name, args, resultText(res), h.sshd.Log())
+		}
+		return resultText(res)
+	}
+}
+
+// manager is a server's session manager that reaches the host as "box".
+func (h *remoteHost) manager(t testing.TB) *session.Manager {
+	t.Helper()
 	op := &sshconn.Opener{Config: sshconf.Options{ConfigFile: h.cfg, Home: h.home}}
 	rs := &remotes{ssh: op, localAgent: h.exe, dir: h.dir, socketDir: h.socketDir, agents: t.TempDir()}
 	m := session.NewManager(session.Options{
@@ -73,15 +87,7 @@ func (h *remoteHost) server(t testing.TB) (*mcp.ClientSession, func(name string,
 		m.CloseAll()
 		_ = op.Close()
 	})
-	cs := connect(t, newServer(m, nil), nil)
-	return cs, func(name string, args map[string]any, out any) string {
-		t.Helper()
-		res := call(t, cs, name, args, out)
-		if res.IsError {
-			t.Fatalf("%s %v: %s\nsshd log:\n%s", name, args, resultText(res), h.sshd.Log())
-		}
-		return resultText(res)
-	}
+	return m
 }
 
 // readUntil reads new output until want appears in it, collecting every

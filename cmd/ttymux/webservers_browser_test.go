@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -152,4 +153,45 @@ func personRead(t *testing.T, cs *mcp.ClientSession, id string) session.Result {
 		return strings.Contains(rd.Note, "a person typed")
 	})
 	return rd
+}
+
+// TestWebAgentNoticeInChromium: with an agent that fails to list (its
+// socket accepts and hangs up), the built ttymux web's page still shows
+// a stdio server's session, under a notice saying the agent's sessions
+// are not shown. Before, the page showed the error and no rows.
+func TestWebAgentNoticeInChromium(t *testing.T) {
+	ctx := browserSized(t, 1280, 720)
+	sock := filepath.Join(shortTempDir(t), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	r := newWebRig(t)
+	r.startWeb(t, "--socket", sock)
+	srv := r.startServer(t, "client-a")
+	var open OpenOut
+	if res := call(t, srv.cs, "open_local", map[string]any{"name": "kept-on"}, &open); res.IsError {
+		t.Fatalf("open_local: %s", resultText(res))
+	}
+	id := open.ID + "@" + strconv.Itoa(srv.cmd.Process.Pid)
+	err = chromedp.Do(ctx, chromedp.Navigate(r.url),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+id+`"] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#notice`)))
+	if err != nil {
+		t.Fatalf("the page: %v\n%s", err, r.webErr.String())
+	}
+	notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#notice`)))
+	if !strings.Contains(notice, "the agent's sessions are not shown") || !strings.Contains(notice, sock) {
+		t.Fatalf("the notice: %q", notice)
+	}
 }

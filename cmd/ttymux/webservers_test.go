@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/ttymux/ttymux/internal/console"
 	"github.com/ttymux/ttymux/internal/testwait"
 	"github.com/ttymux/ttymux/session"
+	"github.com/ttymux/ttymux/transport/agent"
 )
 
 // offerProbeEnv makes the test binary a client of a server's offer socket
@@ -267,10 +269,10 @@ func newWebRig(t *testing.T, env ...string) *webRig {
 	return r
 }
 
-// startWeb starts ttymux web and reads the URL it prints.
-func (r *webRig) startWeb(t *testing.T) {
+// startWeb starts ttymux web with args and reads the URL it prints.
+func (r *webRig) startWeb(t *testing.T, args ...string) {
 	t.Helper()
-	web := exec.Command(r.bin, "web")
+	web := exec.Command(r.bin, append([]string{"web"}, args...)...)
 	web.Env = r.env
 	r.webErr = &syncBuffer{}
 	web.Stderr = r.webErr
@@ -468,4 +470,46 @@ while True:
 	r.startWeb(t)
 	waitSocket(t, filepath.Join(r.runtime, "ttymux", console.SocketName))
 	console1(statusOK, "ttymux web is open", "trusted", "1 server(s) offer it 1 session(s)")
+}
+
+// TestWebRemoteAgentSession: a session a server keeps in a remote agent
+// (open_ssh persistent: true; sshd on loopback, the agent deployed over
+// it) is listed by ttymux web's source (the servers' offers joined with a
+// local agent that is not running) as host/sN@pid, its page shows the
+// model's output, and a person takes it over and types into it; the
+// model's next read says so.
+func TestWebRemoteAgentSession(t *testing.T) {
+	h := newRemoteHost(t)
+	m := h.manager(t)
+	srv := newServer(m, nil)
+	dir := filepath.Join(shortTempDir(t), "ttymux")
+	src := offerSource{managerSource{m}}
+	of, err := console.ListenOffer(console.OfferPath(dir, os.Getpid()), console.OfferOptions{Source: src, Attached: src.Attached, Client: func() string { return clientName(srv) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { of.Close() })
+	noAgent := &agent.Client{Socket: filepath.Join(shortTempDir(t), "agent.sock")}
+	cons := console.New(console.Options{Source: console.WithServers(agentSource{noAgent}, &console.Servers{Dir: dir}), Token: testToken, Poll: 50 * time.Millisecond})
+	hs := httptest.NewServer(cons)
+	t.Cleanup(hs.Close)
+	t.Cleanup(cons.Close)
+	r := &ownRig{consoleRig: &consoleRig{srv: hs, cs: cons}, mcp: connect(t, srv, nil)}
+	r.b = r.loggedIn(t)
+
+	var open OpenOut
+	if res := call(t, r.mcp, "open_ssh", map[string]any{"host": "box", "persistent": true, "name": "far"}, &open); res.IsError || !open.Persistent || !strings.HasPrefix(open.ID, "box/") {
+		t.Fatalf("open_ssh persistent: %s\n%s", resultText(res), h.sshd.Log())
+	}
+	id := open.ID + "@" + strconv.Itoa(os.Getpid())
+	if row := r.listed(t, id); row.Name != "far" || row.Transport != "ssh" || !strings.HasPrefix(row.Server, "ttymux mcp, pid ") {
+		t.Fatalf("the remote agent's row: %+v", row)
+	}
+	page := r.stream(t, id)
+	mustSend(t, r.mcp, map[string]any{"session_id": open.ID, "text": "echo model-$((2*3))"})
+	page.waitFor(t, "the page", "model-6")
+	r.takeOverAndType(t, id, "echo far-$((6*7))\r", "far-42", page)
+	if rd := r.personNote(t, open.ID); !strings.Contains(rd.Note, "a person typed") {
+		t.Fatalf("the read after the person's command: %+v", rd)
+	}
 }

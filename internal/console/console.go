@@ -235,19 +235,6 @@ func loopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (s *Server) page(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b, err := static.ReadFile("static/" + name)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(b)
-	}
-}
-
 // Session is one row of the console.
 type Session struct {
 	ID         string `json:"id"`
@@ -270,18 +257,29 @@ type Session struct {
 	Server string `json:"server,omitempty"`
 }
 
-func (s *Server) list(ctx context.Context) ([]Session, error) {
+// list returns the source's rows and, when some could not be listed
+// (a PartialError), a notice saying what is missing.
+func (s *Server) list(ctx context.Context) ([]Session, string, error) {
 	out, err := s.src.List(ctx)
+	notice := ""
+	if pe := (*PartialError)(nil); errors.As(err, &pe) {
+		notice, err = pe.Error(), nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range out {
 		out[i].Driven = s.drivers[out[i].ID] != ""
 	}
-	return out, nil
+	return out, notice, nil
 }
+
+// NoticeHeader carries, on /api/sessions, what the list is missing (the
+// agent's sessions when the agent failed to list them); the event stream
+// sends it as a "notice" event.
+const NoticeHeader = "X-Ttymux-Notice"
 
 func cmpOr(a, b string) string {
 	if a != "" {
@@ -291,10 +289,13 @@ func cmpOr(a, b string) string {
 }
 
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
-	l, err := s.list(r.Context())
+	l, notice, err := s.list(r.Context())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
+	}
+	if notice != "" {
+		w.Header().Set(NoticeHeader, notice)
 	}
 	writeJSON(w, l)
 }
@@ -339,16 +340,24 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var last string
+	var last, lastNotice string
 	t := time.NewTicker(s.poll)
 	defer t.Stop()
 	for {
-		l, err := s.list(r.Context())
+		l, notice, err := s.list(r.Context())
 		var b []byte
 		if err != nil {
 			b, _ = json.Marshal(map[string]string{"error": err.Error()})
 		} else {
 			b, _ = json.Marshal(l)
+		}
+		// The notice goes first, so that the page shows it with the rows.
+		if notice != lastNotice {
+			lastNotice = notice
+			nb, _ := json.Marshal(notice)
+			if send("notice", string(nb)) != nil {
+				return
+			}
 		}
 		if string(b) != last {
 			last = string(b)

@@ -393,7 +393,8 @@ func (j *joined) List(ctx context.Context) ([]Session, error) {
 	rows, err := j.agent.List(ctx)
 	<-done
 	if err != nil {
-		return nil, err
+		// The servers' rows still show: the agent's problem is a notice.
+		rows, err = nil, &PartialError{Err: fmt.Errorf("the agent's sessions are not shown: %w", err)}
 	}
 	users := map[string][]string{}
 	for _, o := range offers {
@@ -411,8 +412,16 @@ func (j *joined) List(ctx context.Context) ([]Session, error) {
 		rows = append(rows, o.Sessions...)
 	}
 	slices.SortStableFunc(rows, func(a, b Session) int { return cmp.Compare(a.Created, b.Created) })
-	return rows, nil
+	return rows, err
 }
+
+// PartialError is what a Source's List returns with the rows it could
+// list: Err says what is missing, and the page shows it as a notice
+// above those rows.
+type PartialError struct{ Err error }
+
+func (e *PartialError) Error() string { return e.Err.Error() }
+func (e *PartialError) Unwrap() error { return e.Err }
 
 func (j *joined) AttachTail(ctx context.Context, id string, tail int64) (Stream, Session, error) {
 	if _, _, ok := SplitOfferID(id); ok {

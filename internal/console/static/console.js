@@ -54,7 +54,15 @@
       tbody.appendChild(tr);
     }
   }
+  const notice = document.getElementById("notice");
   const es = new EventSource("/api/events");
+  // What the list is missing (the agent failed to list its sessions):
+  // the rows it has still show, under this notice.
+  es.addEventListener("notice", (e) => {
+    const v = JSON.parse(e.data);
+    notice.textContent = v || "";
+    notice.hidden = !v;
+  });
   es.addEventListener("sessions", (e) => {
     const v = JSON.parse(e.data);
     if (v && v.error) { status.textContent = "agent: " + v.error; return; }
