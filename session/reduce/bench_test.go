@@ -89,3 +89,8 @@ func BenchmarkCollectReduceBuildLog1M(b *testing.B) { benchCollectReduce(b, buil
 func yesOutput(n int) []byte { return bytes.Repeat([]byte("y\r\n"), n) }
 
 func BenchmarkCollectReduceYes2M(b *testing.B) { benchCollectReduce(b, yesOutput(2_000_000)) }
+
+// BenchmarkCollectReduceFlood is the line ConsoleWatch20's flood prints.
+func BenchmarkCollectReduceFlood(b *testing.B) {
+	benchCollectReduce(b, bytes.Repeat([]byte("flood-flood-flood-flood-flood\r\n"), 250_000))
+}
