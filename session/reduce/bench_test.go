@@ -84,3 +84,13 @@ func benchCollectReduce(b *testing.B, in []byte) {
 
 func BenchmarkCollectReduceSeq1M(b *testing.B)      { benchCollectReduce(b, seqOutput(1_000_000)) }
 func BenchmarkCollectReduceBuildLog1M(b *testing.B) { benchCollectReduce(b, buildLogOutput(1_000_000)) }
+
+// yesOutput is what a terminal shows for yes: one letter a line.
+func yesOutput(n int) []byte { return bytes.Repeat([]byte("y\r\n"), n) }
+
+func BenchmarkCollectReduceYes2M(b *testing.B) { benchCollectReduce(b, yesOutput(2_000_000)) }
+
+// BenchmarkCollectReduceFlood is the line ConsoleWatch20's flood prints.
+func BenchmarkCollectReduceFlood(b *testing.B) {
+	benchCollectReduce(b, bytes.Repeat([]byte("flood-flood-flood-flood-flood\r\n"), 250_000))
+}

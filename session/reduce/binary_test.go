@@ -31,11 +31,22 @@ func TestBinaryBytes(t *testing.T) {
 			t.Errorf("binaryBytes(%#x) = %d, want %d", b, got, want)
 		}
 	}
-	alphabet := []string{"a", "Z", " ", "\t", "\n", "\r", "\x1b[1m", "\x00", "\x07", "\x7f", "é", "→", "\xff", "\xc3", "\x80", "\x01"}
+	// Each byte among printable ones, at each place of an eight-byte
+	// word that binaryBytes may pass over at once.
+	for b := range 256 {
+		for at := range 8 {
+			p := []byte("abcdefgh~ 0123456789")
+			p[at] = byte(b)
+			if got, want := binaryBytes(p), binaryBytesRef(p); got != want {
+				t.Errorf("binaryBytes(%q) = %d, want %d", p, got, want)
+			}
+		}
+	}
+	alphabet := []string{"a", "Z", " ", "\t", "\n", "\r", "\x1b[1m", "\x00", "\x07", "\x7f", "é", "→", "\xff", "\xc3", "\x80", "\x01", "flood-flood-flood", "0123456789"}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
 		var p []byte
-		for range r.IntN(64) {
+		for range r.IntN(200) {
 			p = append(p, alphabet[r.IntN(len(alphabet))]...)
 		}
 		if got, want := binaryBytes(p), binaryBytesRef(p); got != want {

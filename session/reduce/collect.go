@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -68,6 +69,10 @@ type Collector struct {
 	total     int64 // lines completed
 	lastNum   int64 // the num of the last line completed
 
+	// oneByOne makes lines leave the window one at a time, as they did
+	// before dropN: the reference its tests compare with.
+	oneByOne bool
+
 	// Bytes written, and of them those that text does not hold (see
 	// binaryBytes), to tell binary output from text.
 	written, odd int64
@@ -88,6 +93,9 @@ type midItem struct {
 	n    int64
 	same bool  // every line of the run is text
 	errs int64 // lines of the run that LooksLikeError (over the byte limit)
+	// textErr is whether text LooksLikeError, so that a run of the same
+	// line judges it once.
+	textErr bool
 }
 
 // Write renders p. It always returns len(p), nil.
@@ -138,14 +146,30 @@ func (c *Collector) take() {
 	if len(nums) > 0 {
 		c.lastNum = nums[len(nums)-1]
 	}
+	rest := len(lines) - i
+	if rest == 0 {
+		return
+	}
+	// Lines that will not fit the window leave it before the new ones
+	// come in, oldest first, as they would one at a time: the window
+	// ends as the longest run of last lines within both limits either
+	// way, and the middle gets the same lines in the same order. In one
+	// go, a flood's leaving lines cost a scan of their bytes rather
+	// than a look at each line (see dropN).
+	if over := c.wn + rest - collectWindow; over > 0 && !c.oneByOne {
+		c.dropN(min(over, c.wn))
+	}
 	for ; i < len(lines); i++ {
 		if c.wn == collectWindow {
-			c.drop()
+			c.drop() // more new lines than the window holds
 		}
 		c.push(lines[i], nums[i])
-		for c.wn > 1 && c.winBytes > collectWinBytes {
+		for c.oneByOne && c.wn > 1 && c.winBytes > collectWinBytes {
 			c.drop()
 		}
+	}
+	for c.wn > 1 && c.winBytes > collectWinBytes {
+		c.drop()
 	}
 }
 
@@ -212,6 +236,93 @@ func (c *Collector) drop() {
 	}
 }
 
+// dropN takes the window's k oldest lines out of it, to the middle, as k
+// drops do. When the middle ends in a run of lines that are not all the
+// same and the k lines hold no letter (seq, a column of numbers), none of
+// them looks like an error (lineInfo: a keyword and a location both need
+// a letter) and each would only add one to the run: their text, which is
+// contiguous in wb, is scanned eight bytes at a time instead. So too when
+// the run is of one line that is not an error and the k lines are that
+// line again (yes).
+func (c *Collector) dropN(k int) {
+	if k <= 0 {
+		return
+	}
+	if last := len(c.mid) - 1; last >= 0 && c.mid[last].n > 0 {
+		g := &c.mid[last]
+		from := c.win[c.ws].off
+		end := c.wend
+		if k < c.wn {
+			end = c.win[c.at(k)].off
+		}
+		text := c.wb[from-c.wbase : end-c.wbase]
+		if !g.same && !hasLetter(text) || g.same && !g.textErr && c.allAre(k, g.text, text) {
+			g.n += int64(k)
+			c.winBytes -= int(end - from)
+			c.wn -= k
+			c.ws = c.at(k)
+			return
+		}
+	}
+	for range k {
+		c.drop()
+	}
+}
+
+// allAre reports whether each of the window's k oldest lines, whose text
+// is b, is s: a run of one line (yes) that is not an error, which they
+// would only add one each to.
+func (c *Collector) allAre(k int, s string, b []byte) bool {
+	if len(b) != k*len(s) {
+		return false
+	}
+	for i := range k {
+		if c.win[c.at(i)].n != len(s) {
+			return false
+		}
+	}
+	if len(s) == 1 {
+		return len(bytes.Trim(b, s)) == 0
+	}
+	for i := 0; i < len(b); i += len(s) {
+		if string(b[i:i+len(s)]) != s {
+			return false
+		}
+	}
+	return true
+}
+
+// at returns the ring index of the window's i-th oldest line.
+func (c *Collector) at(i int) int {
+	k := c.ws + i
+	if k >= len(c.win) {
+		k -= len(c.win)
+	}
+	return k
+}
+
+// hasLetter reports whether p holds an ASCII letter or a byte of 0x80 or
+// above (isLetter), eight bytes at a time.
+func hasLetter(p []byte) bool {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		if x&hi8 != 0 {
+			return true
+		}
+		y := x | lo8*0x20 // fold case
+		if (lo8*(127+'{')-y)&(y+lo8*(127-'`'))&hi8 != 0 {
+			return true
+		}
+	}
+	for ; i < len(p); i++ {
+		if isLetter[p[i]] {
+			return true
+		}
+	}
+	return false
+}
+
 // window returns the window's lines and nums, oldest first.
 func (c *Collector) window() ([]string, []int64) {
 	lines, nums := make([]string, 0, c.wn), make([]int64, 0, c.wn)
@@ -231,7 +342,12 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 
 // leave takes a line that leaves the window for the middle.
 func (c *Collector) leave(s string, num int64) {
-	isErr := looksLikeError(s)
+	var isErr bool
+	if k := len(c.mid) - 1; k >= 0 && c.mid[k].n > 0 && c.mid[k].same && s == c.mid[k].text {
+		isErr = c.mid[k].textErr // a run of one line (yes): judged once
+	} else {
+		isErr = looksLikeError(s)
+	}
 	if isErr && c.keptBytes+len(s) <= collectKeptBytes {
 		c.mid = append(c.mid, midItem{text: strings.Clone(s), num: num})
 		c.keptBytes += len(s)
@@ -249,6 +365,7 @@ func (c *Collector) leave(s string, num int64) {
 	g := midItem{num: num, n: 1, same: true}
 	if len(s) <= maxQuoted {
 		g.text = strings.Clone(s) // only compared and quoted: keep no more
+		g.textErr = isErr
 	} else {
 		g.same = false
 	}
@@ -346,10 +463,28 @@ var oddByte = func() (t [256]uint8) {
 // It runs over every byte of a command's output: a table and no branch per
 // byte (the loop with two comparisons per byte was a fifth of the
 // pre-renderer's time for seq 1 1000000, issue #17).
+//
+// Eight bytes that are all printable ASCII (0x20–0x7e), most of a
+// flood's, are passed over at once (a fifth of the pre-renderer's time
+// for a flood of `yes` lines went to the table, issue #37).
 func binaryBytes(p []byte) int {
 	n := 0
 	var high uint8
-	for _, b := range p {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		x := binary.LittleEndian.Uint64(p[i:])
+		// The top bit of each byte of x+0x60.. is set for 0x20 and
+		// above, that of x+0x01.. for 0x7f (no carry for bytes below
+		// 0x80, and any byte of 0x80 or above fails first).
+		if x&hi8 == 0 && ^(x+lo8*0x60)&hi8 == 0 && (x+lo8)&hi8 == 0 {
+			continue
+		}
+		for _, b := range p[i : i+8] {
+			n += int(oddByte[b])
+			high |= b
+		}
+	}
+	for _, b := range p[i:] {
 		n += int(oddByte[b])
 		high |= b
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -197,5 +198,83 @@ func renderBorrowed(t *testing.T, in []byte, cuts []int, window int) {
 	take()
 	if !slices.Equal(got, want) || !slices.Equal(gotNums, wantNums) {
 		t.Fatalf("%q cut at %v, window %d:\n got %q %v\nwant %q %v", in, cuts, window, got, gotNums, want, wantNums)
+	}
+}
+
+// TestCollectorDropN: lines leaving the window in one go (dropN, with its
+// scan for letters) give what they gave leaving one at a time, for streams
+// of numbers, of one repeated line, of errors among them, of empty and of
+// long lines, of a repeated line split elsewhere now and then, of more
+// errors than the middle keeps, cut anywhere.
+func TestCollectorDropN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	line := func(kind, i int) string {
+		switch kind {
+		case 0:
+			return strconv.Itoa(i) // seq
+		case 1:
+			return "y" // yes
+		case 2:
+			if rng.IntN(500) == 0 {
+				return fmt.Sprintf("x.c:%d: error: bad", i)
+			}
+			return strconv.Itoa(i)
+		case 3:
+			if rng.IntN(3) == 0 {
+				return ""
+			}
+			return strings.Repeat("7", rng.IntN(300))
+		case 4:
+			// One line, now and then as two lines of its bytes split
+			// elsewhere, or an error.
+			switch r := rng.IntN(20000); {
+			case r < 3:
+				return "y\r\nyyy"
+			case r == 3:
+				return "E: failed"
+			}
+			return "yy"
+		case 5:
+			return "npm ERR! x" // more errors than the middle keeps
+		default: // runs of numbers, then of one line, then of letters
+			switch (i / 7000) % 3 {
+			case 0:
+				return strconv.Itoa(i)
+			case 1:
+				return "-- 12 --"
+			}
+			return "ok " + strconv.Itoa(i)
+		}
+	}
+	for kind := range 7 {
+		var b strings.Builder
+		n := 5*collectWindow + rng.IntN(1000)
+		switch kind {
+		case 4:
+			n = 40 * collectWindow
+		case 5:
+			n = 2*collectKeptBytes/len("npm ERR! x") + collectWindow
+		}
+		for i := range n {
+			b.WriteString(line(kind, i))
+			b.WriteString("\r\n")
+		}
+		data := []byte(b.String())
+		var fast, slow Collector
+		slow.oneByOne = true
+		for i := 0; i < len(data); {
+			k := min(len(data)-i, 1+rng.IntN(70000))
+			fast.Write(data[i : i+k])
+			slow.Write(data[i : i+k])
+			i += k
+		}
+		gl, gn, gg := fast.Finish(nil, 1, fillHint)
+		wl, wn, wg := slow.Finish(nil, 1, fillHint)
+		if !slices.Equal(gl, wl) || !slices.Equal(gn, wn) || !slices.Equal(gg, wg) {
+			t.Fatalf("stream %d: %d lines, %d gaps %v; one at a time %d lines, %d gaps %v", kind, len(gl), len(gg), gg, len(wl), len(wg), wg)
+		}
+		if len(wg) == 0 {
+			t.Fatalf("stream %d: no gap: the test did not fold", kind)
+		}
 	}
 }
