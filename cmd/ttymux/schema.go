@@ -229,13 +229,9 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.Marshal(out)
+		outJSON, err := encodeOutput(reflect.ValueOf(&out).Elem(), outRes)
 		if err != nil {
-			return nil, fmt.Errorf("marshaling output: %w", err)
-		}
-		outJSON, err := applySchema(b, outRes, true)
-		if err != nil {
-			return nil, fmt.Errorf("validating tool output: %w", err)
+			return nil, err
 		}
 		res.StructuredContent = outJSON
 		if res.Content == nil {
@@ -245,6 +241,37 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		}
 		return res, nil
 	}
+}
+
+// encodeOutput is a tool result's structured content: its JSON with the
+// schema's defaults applied, keys sorted. A struct result whose schema has
+// no defaults is written once by sortedJSON. Anything else is marshalled,
+// decoded, given its defaults and marshalled again (applySchema), which
+// sorts the keys too; a tool without an output schema gets json.Marshal's
+// bytes. Under the tests (checkOutput) every result takes both ways, is
+// checked against its schema, and an encoding that differs is an error.
+func encodeOutput(out reflect.Value, outRes *resolvedSchema) (json.RawMessage, error) {
+	var fast []byte
+	if out.Kind() == reflect.Struct && outRes != nil && !outRes.defaults {
+		if b, ok := sortedJSON(out); ok {
+			if !checkOutput {
+				return b, nil
+			}
+			fast = b
+		}
+	}
+	b, err := json.Marshal(out.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("marshaling output: %w", err)
+	}
+	outJSON, err := applySchema(b, outRes, true)
+	if err != nil {
+		return nil, fmt.Errorf("validating tool output: %w", err)
+	}
+	if fast != nil && !bytes.Equal(fast, outJSON) {
+		return nil, fmt.Errorf("sortedJSON differs from the round trip:\n%s\n%s", fast, outJSON)
+	}
+	return outJSON, nil
 }
 
 func errorResult(err error) *mcp.CallToolResult {
