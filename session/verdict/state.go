@@ -68,21 +68,46 @@ var repls = map[string]bool{
 	"lua": true, "R": true, "erl": true, "iex": true, "bc": true, "gdb": true, "mongosh": true,
 }
 
-// Classify says what the terminal is doing now.
+// tailLine is what Classify reads of the log's end: its last 2 KiB
+// [from, end), their last line rendered, and whether the cursor is on it.
+// The log only grows and never changes what it holds, so the same range is
+// the same line: Classify renders it again only when output arrived.
+type tailLine struct {
+	from, end int64
+	last      string // rendered, right spaces trimmed, at most 120 bytes
+	open      bool   // the tail does not end in a newline
+}
+
+// Classify says what the terminal is doing now. Only the log's last line
+// is kept from one call to the next (tailLine, keyed on the log's end);
+// the foreground, the echo flag, the alternate screen, the marks and the
+// clock are read at every call, so a state is never older than the call.
 func (t *Terminal) Classify() Status {
 	var q struct { // one allocation for what the view reads
 		h        Held
 		tail     []byte
+		line     *tailLine
+		fresh    bool
 		lastMark Mark
 		hasMark  bool
 	}
 	t.Src.View(func(st State) {
 		q.h = st.Held
 		end := st.Log.End()
-		q.tail, _ = st.Log.AppendRange(nil, max(st.Log.Start(), end-2048), end)
+		from := max(st.Log.Start(), end-2048)
+		if c := t.tail.Load(); c != nil && c.from == from && c.end == end {
+			q.line = c
+		} else {
+			q.tail, _ = st.Log.AppendRange(nil, from, end)
+			q.line, q.fresh = &tailLine{from: from, end: end}, true
+		}
 		q.lastMark, q.hasMark = st.Det.Last()
 	})
-	h, tail, lastMark, hasMark := q.h, q.tail, q.lastMark, q.hasMark
+	if q.fresh {
+		q.line.renderTail(q.tail)
+		t.tail.Store(q.line)
+	}
+	h, line, lastMark, hasMark := q.h, q.line, q.lastMark, q.hasMark
 	if h.HookLost {
 		hasMark = false // a broken hook's marks say nothing of now
 	}
@@ -98,16 +123,10 @@ func (t *Terminal) Classify() Status {
 	if fgOK && !fg.IsShell {
 		st.Foreground = fg.Name
 	}
-	lines := reduce.Render(tail)
-	if n := len(lines); n > 0 {
-		st.LastLine = strings.TrimRight(lines[n-1], " ")
-		if len(st.LastLine) > 120 {
-			st.LastLine = st.LastLine[len(st.LastLine)-120:]
-		}
-	}
+	st.LastLine = line.last
 	echoOff := t.EchoOff()
 	st.EchoOff = echoOff
-	open := len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
+	open := line.open
 	name := filepath.Base(fg.Name)
 	if ls, ok := t.Conn.(transport.LinkStater); ok && ls.LinkState() == transport.LinkDisconnected {
 		st.State = "disconnected"
@@ -150,6 +169,18 @@ func (t *Terminal) Classify() Status {
 		st.State = "running"
 	}
 	return st
+}
+
+// renderTail sets l's last line and open from the tail's bytes.
+func (l *tailLine) renderTail(tail []byte) {
+	lines := reduce.Render(tail)
+	if n := len(lines); n > 0 {
+		l.last = strings.TrimRight(lines[n-1], " ")
+		if len(l.last) > 120 {
+			l.last = l.last[len(l.last)-120:]
+		}
+	}
+	l.open = len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
 }
 
 // WaitsForInput reports whether the terminal's state says a program waits
