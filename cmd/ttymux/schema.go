@@ -205,11 +205,9 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		if err != nil {
 			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
 		}
-		var in In
-		if input != nil {
-			if err := json.Unmarshal(input, &in); err != nil {
-				return errorResult(err), nil
-			}
+		in, err := decodeInput[In](input)
+		if err != nil {
+			return errorResult(err), nil
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
@@ -272,6 +270,32 @@ func encodeOutput(out reflect.Value, outRes *resolvedSchema) (json.RawMessage, e
 		return nil, fmt.Errorf("sortedJSON differs from the round trip:\n%s\n%s", fast, outJSON)
 	}
 	return outJSON, nil
+}
+
+// decodeInput decodes a tool's checked arguments into In. Arguments that
+// do not decode as they came are decoded as go-sdk decodes them, after a
+// round trip through a map (which writes 3.0 or 1e1 as an integer field
+// takes it): the same arguments are taken, with the same errors, and the
+// round trip's two encodings are paid only by such arguments.
+func decodeInput[In any](input json.RawMessage) (In, error) {
+	var in In
+	if input == nil {
+		return in, nil
+	}
+	if json.Unmarshal(input, &in) == nil {
+		return in, nil
+	}
+	in = *new(In)
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
+		return in, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return in, err
+	}
+	err = json.Unmarshal(b, &in)
+	return in, err
 }
 
 func errorResult(err error) *mcp.CallToolResult {
@@ -338,7 +362,9 @@ func applySchema(data json.RawMessage, resolved *resolvedSchema, forOutput bool)
 			return nil, err
 		}
 	}
-	if !defaults {
+	if !defaults || !forOutput && !resolved.defaults {
+		// Arguments without defaults to apply are decoded as they came
+		// (decodeInput).
 		return data, nil
 	}
 	out, err := json.Marshal(v)
