@@ -143,3 +143,35 @@ func zeroSome(v reflect.Value, rng *rand.Rand) {
 		}
 	}
 }
+
+// TestListResultEncodedOnce: a list result of three sessions is written
+// in one pass (the buffer, and one more for its growth at most), where the
+// round trip it replaced made a map per object and an interface per value
+// (208 allocations for the same result).
+func TestListResultEncodedOnce(t *testing.T) {
+	code := 0
+	out := ListOut{Sessions: []session.Info{
+		{ID: "s1", Transport: "local", Command: "/bin/bash", State: "prompt", Created: "2026-11-28T10:00:00Z", Rows: 40, Cols: 120, Bytes: 1234, Lines: 56, Persistent: true, Integrated: true},
+		{ID: "s2", Name: "build", Transport: "local", Command: "/bin/bash", State: "running", Foreground: "sleep", IdleMS: 2500, Created: "2026-11-28T10:00:01Z", Rows: 40, Cols: 120, Bytes: 99, Lines: 3, Persistent: true, Integrated: true},
+		{ID: "s3", Transport: "ssh", Command: "u@host", State: "exited", Created: "2026-11-28T10:00:02Z", Rows: 40, Cols: 120, ExitCode: &code},
+	}}
+	res, err := resolver("list", json.RawMessage(toolSchemaTable["list"].Output))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(c bool) { checkOutput = c }(checkOutput)
+	checkOutput = false
+	v := reflect.ValueOf(&out).Elem()
+	b, err := encodeOutput(v, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := roundTrip(t, out); !bytes.Equal(b, want) {
+		t.Fatalf("list result:\n got %s\nwant %s", b, want)
+	}
+	allocs := testing.AllocsPerRun(100, func() { encodeOutput(v, res) })
+	t.Logf("%.0f allocations per list result", allocs)
+	if allocs > 2 {
+		t.Fatalf("%.0f allocations to encode a list result of three sessions, want at most 2", allocs)
+	}
+}
