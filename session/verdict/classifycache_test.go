@@ -78,3 +78,30 @@ func TestClassifyUnchangedRendersNothing(t *testing.T) {
 		t.Fatalf("%.0f allocations per Classify of an unchanged terminal, want at most 3", allocs)
 	}
 }
+
+// TestClassifyMatchesALineOnce: the pager pattern, matched at every
+// Classify of a session whose foreground is not the shell (a running
+// `sleep` in every list), is matched once per last line, and again once
+// the line changes.
+func TestClassifyMatchesALineOnce(t *testing.T) {
+	orig := linePatterns[linePager]
+	defer func() { linePatterns[linePager] = orig }()
+	n := 0
+	linePatterns[linePager] = func(s string) bool { n++; return orig(s) }
+	f := newFakeTerm("", false)
+	f.conn.fg = &transport.Foreground{Name: "sleep"}
+	f.out("$ sleep 3\r\n")
+	for range 3 {
+		if st := f.t.Classify(); st.State != "running" {
+			t.Fatalf("sleep: %q", st.State)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("pager pattern matched %d times for one line, want 1", n)
+	}
+	f.out("(END)")
+	f.conn.fg = &transport.Foreground{Name: "git"}
+	if st := f.t.Classify(); st.State != "pager" || n != 2 {
+		t.Fatalf("after (END): %q, pattern matched %d times, want 2", st.State, n)
+	}
+}

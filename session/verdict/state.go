@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
@@ -76,6 +77,43 @@ type tailLine struct {
 	from, end int64
 	last      string // rendered, right spaces trimmed, at most 120 bytes
 	open      bool   // the tail does not end in a newline
+	// known holds the line patterns' answers for last, asked once each:
+	// bit 2p says pattern p was asked, bit 2p+1 its answer. Two callers
+	// that ask at once find the same answer.
+	known atomic.Uint32
+}
+
+// The patterns Classify asks of the last line, each a function of the
+// line alone.
+const (
+	linePager = iota
+	linePassword
+	lineConfirm
+	linePrompt
+	lineInputPrompt
+)
+
+var linePatterns = [...]func(string) bool{
+	linePager:       func(s string) bool { return pagerRe().MatchString(s) },
+	linePassword:    isPasswordLine,
+	lineConfirm:     isConfirmLine,
+	linePrompt:      isPromptLine,
+	lineInputPrompt: isInputPromptLine,
+}
+
+// is reports whether the last line matches pattern p, matching it only
+// the first time it is asked of this line.
+func (l *tailLine) is(p int) bool {
+	asked, yes := uint32(1)<<(2*p), uint32(1)<<(2*p+1)
+	if k := l.known.Load(); k&asked != 0 {
+		return k&yes != 0
+	}
+	v := linePatterns[p](l.last)
+	if v {
+		asked |= yes
+	}
+	l.known.Or(asked)
+	return v
 }
 
 // Classify says what the terminal is doing now. Only the log's last line
@@ -134,7 +172,7 @@ func (t *Terminal) Classify() Status {
 	}
 	// A pager started by another program (psql, git) is not the
 	// foreground group's leader: its prompt line tells.
-	pagerShown := fgOK && !fg.IsShell && pagerRe().MatchString(st.LastLine)
+	pagerShown := fgOK && !fg.IsShell && line.is(linePager)
 	switch {
 	case t.AltScreen():
 		if pagers[name] || pagerHosts[name] || pagerShown {
@@ -142,9 +180,9 @@ func (t *Terminal) Classify() Status {
 		} else {
 			st.State = "alt_screen"
 		}
-	case isPasswordLine(st.LastLine):
+	case line.is(linePassword):
 		st.State = "password_prompt"
-	case isConfirmLine(st.LastLine):
+	case line.is(lineConfirm):
 		st.State = "confirm_prompt"
 	case pagers[name] && echoOff || pagerShown:
 		// Before the ECHO test below: a pager's ":" prompt has echo off too.
@@ -157,11 +195,11 @@ func (t *Terminal) Classify() Status {
 		st.State = "prompt"
 	case !hasMark && t.Shell && fgOK && fg.IsShell && quiet() >= ShellQuiet:
 		st.State = "prompt"
-	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && isPromptLine(st.LastLine) && quiet() >= knownQuiet:
+	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && line.is(linePrompt) && quiet() >= knownQuiet:
 		// A shell typed into the session (ssh, docker exec) waits at its
 		// prompt.
 		st.State = "prompt"
-	case open && len(st.LastLine) <= maxPrompt && isInputPromptLine(st.LastLine) && quiet() >= humanQuiet:
+	case open && len(st.LastLine) <= maxPrompt && line.is(lineInputPrompt) && quiet() >= humanQuiet:
 		// "Name: ", "Continue? ": a program (read -p, input()) waits for
 		// a line.
 		st.State = "input_prompt"
