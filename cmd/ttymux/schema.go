@@ -222,7 +222,6 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		if res.InputRequests != nil {
 			return res, nil // a round trip: no content with it
 		}
-		noNulls(reflect.ValueOf(&out).Elem())
 		outRes, err := outSchema()
 		if err != nil {
 			return nil, err
@@ -246,7 +245,8 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 // no defaults is written once by sortedJSON. Anything else is marshalled,
 // decoded, given its defaults and marshalled again (applySchema), which
 // sorts the keys too; a tool without an output schema gets json.Marshal's
-// bytes. Under the tests (checkOutput) every result takes both ways, is
+// bytes. Both send a nil slice that is not omitempty as [] (noNulls). Under
+// the tests (checkOutput) every result takes both ways, is
 // checked against its schema, and an encoding that differs is an error.
 func encodeOutput(out reflect.Value, outRes *resolvedSchema) (json.RawMessage, error) {
 	var fast []byte
@@ -258,6 +258,7 @@ func encodeOutput(out reflect.Value, outRes *resolvedSchema) (json.RawMessage, e
 			fast = b
 		}
 	}
+	noNulls(out)
 	b, err := json.Marshal(out.Interface())
 	if err != nil {
 		return nil, fmt.Errorf("marshaling output: %w", err)

@@ -161,11 +161,14 @@ type sortedField struct {
 	index     []int  // of the field, through embedded structs
 	key       string // `"name":`
 	omitEmpty bool
-	enc       sortedEnc
+	// nilEmpty: a nil slice is written [], as noNulls makes it (a field
+	// without omitempty, reached through exported fields).
+	nilEmpty bool
+	enc      sortedEnc
 }
 
 func structEnc(t reflect.Type, seen map[reflect.Type]bool) sortedEnc {
-	fields, ok := structFields(t, nil, seen)
+	fields, ok := structFields(t, nil, true, seen)
 	if !ok {
 		return nil
 	}
@@ -190,6 +193,10 @@ func structEnc(t reflect.Type, seen map[reflect.Type]bool) sortedEnc {
 			}
 			first = false
 			buf = append(buf, f.key...)
+			if f.nilEmpty && fv.IsNil() {
+				buf = append(buf, "[]"...)
+				continue
+			}
 			buf = f.enc(buf, fv)
 		}
 		return append(buf, '}')
@@ -198,8 +205,9 @@ func structEnc(t reflect.Type, seen map[reflect.Type]bool) sortedEnc {
 
 // structFields are t's fields as JSON writes them, an embedded struct's
 // (untagged, not a pointer) in its place; false for a field or an option
-// structEnc does not write as encoding/json would.
-func structFields(t reflect.Type, at []int, seen map[reflect.Type]bool) ([]sortedField, bool) {
+// structEnc does not write as encoding/json would. exported: noNulls
+// reaches t's fields (it does not enter an unexported embedded struct).
+func structFields(t reflect.Type, at []int, exported bool, seen map[reflect.Type]bool) ([]sortedField, bool) {
 	var fields []sortedField
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -210,7 +218,7 @@ func structFields(t reflect.Type, at []int, seen map[reflect.Type]bool) ([]sorte
 				reflect.PointerTo(f.Type).Implements(marshalerType) || reflect.PointerTo(f.Type).Implements(textMarshalerType) {
 				return nil, false
 			}
-			inner, ok := structFields(f.Type, index, seen)
+			inner, ok := structFields(f.Type, index, exported && f.IsExported(), seen)
 			if !ok {
 				return nil, false
 			}
@@ -241,7 +249,8 @@ func structFields(t reflect.Type, at []int, seen map[reflect.Type]bool) ([]sorte
 		if enc == nil {
 			return nil, false
 		}
-		fields = append(fields, sortedField{index: index, key: string(appendJSONString(nil, name)) + ":", omitEmpty: omit, enc: enc})
+		fields = append(fields, sortedField{index: index, key: string(appendJSONString(nil, name)) + ":", omitEmpty: omit,
+			nilEmpty: exported && !omit && f.Type.Kind() == reflect.Slice, enc: enc})
 	}
 	return fields, true
 }
