@@ -16,16 +16,17 @@ import (
 // into a map and marshals that again), what typedHandler sent until issue
 // #37, and what the tests and clients have byte-compared since. Decoding
 // and encoding again cost each call a map per object, an interface per
-// value and a second encoding (a third of list's server CPU beyond a no-op
-// call, perf). sortedJSON writes the same bytes in one pass: an encoder per
-// result type, made once, that writes each struct's fields in the sorted
-// order of their JSON names.
+// value and a second encoding (208 allocations for a list of three
+// sessions, 2 now: TestListResultEncodedOnce). sortedJSON writes the same
+// bytes in one pass: an encoder per result type, made once, that writes
+// each struct's fields in the sorted order of their JSON names.
 //
-// A type it cannot write the same way (an interface, a map of structs, a
-// type with its own MarshalJSON, an embedded pointer, two fields of one
-// name, a float, a ",string" or omitzero option) has no encoder: typedHandler then encodes, decodes
-// and encodes again, as before. TestSortedJSONMatchesRoundTrip holds every
-// tool's result type to the old bytes.
+// A type it cannot write the same way (an interface, a map, a type with
+// its own MarshalJSON, an embedded pointer, two fields of one name, a
+// float, a ",string" or omitzero option) has no encoder: encodeOutput then
+// encodes, decodes and encodes again, as before.
+// TestSortedJSONMatchesRoundTrip holds every tool's result type to the old
+// bytes.
 
 // sortedEnc appends v's JSON, keys sorted, to buf.
 type sortedEnc func(buf []byte, v reflect.Value) []byte
