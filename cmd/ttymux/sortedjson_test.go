@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/quick"
 
@@ -173,5 +175,37 @@ func TestListResultEncodedOnce(t *testing.T) {
 	t.Logf("%.0f allocations per list result", allocs)
 	if allocs > 2 {
 		t.Fatalf("%.0f allocations to encode a list result of three sessions, want at most 2", allocs)
+	}
+}
+
+// TestListTextUnchanged: list's text, written with appends, is byte for
+// byte what the Fprintf calls it replaced wrote.
+func TestListTextUnchanged(t *testing.T) {
+	old := func(out ListOut) string {
+		var b strings.Builder
+		b.WriteString(forwardsText(out.Forwards))
+		for _, i := range out.Sessions {
+			fmt.Fprintf(&b, "%s", i.ID)
+			if i.Name != "" {
+				fmt.Fprintf(&b, " (%s)", i.Name)
+			}
+			fmt.Fprintf(&b, " %s %q %s", i.Transport, i.Command, i.State)
+			if i.Foreground != "" {
+				fmt.Fprintf(&b, " [%s]", i.Foreground)
+			}
+			if i.Kernel != "" {
+				fmt.Fprintf(&b, " %s", i.Kernel)
+			}
+			fmt.Fprintf(&b, " idle %ds%s\n", i.IdleMS/1000, recordingText(i))
+		}
+		return b.String()
+	}
+	out := ListOut{Sessions: []session.Info{
+		{ID: "s1", Transport: "local", Command: "/bin/bash", State: "prompt", IdleMS: 999},
+		{ID: "s2", Name: "build", Transport: "ssh", Command: "u@h \"quoted\" \x1b é", State: "running", Foreground: "make", Kernel: "landlock", IdleMS: 123456, Recording: "/tmp/r.cast"},
+		{ID: "s10", Transport: "serial", Command: "", State: "exited", IdleMS: -1500, Recording: "/x", RecordingNote: "recording stopped"},
+	}}
+	if got, want := listText(out), old(out); got != want {
+		t.Fatalf("list text:\n got %q\nwant %q", got, want)
 	}
 }
