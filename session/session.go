@@ -78,6 +78,7 @@ type Session struct {
 	transport string
 	command   string
 	created   time.Time
+	createdAt string           // created as Info writes it, formatted once
 	confined  int              // the Landlock ABI its program runs under; 0: none (set once)
 	keeper    transport.Keeper // the agent that holds it, when kept
 	storeMu   sync.Mutex       // serialises persist: metadata reaches the agent in the order it was taken
@@ -141,6 +142,7 @@ func newSession(c sessionConfig) *Session {
 		keeper:    c.keeper,
 		meta:      c.persisted,
 	}
+	s.createdAt = s.created.UTC().Format(time.RFC3339)
 	s.terminal.start(c, s.created)
 	s.enter = cmp.Or(c.enter, "\r")
 	s.policyHost, s.port = c.policyHost, c.port
@@ -230,7 +232,7 @@ func (s *Session) Info() Info {
 		State:      st.State,
 		Foreground: st.Foreground,
 		IdleMS:     s.now().Sub(s.lastOutput).Milliseconds(),
-		Created:    s.created.UTC().Format(time.RFC3339),
+		Created:    s.createdAt,
 		Rows:       s.size.Rows,
 		Cols:       s.size.Cols,
 		Bytes:      s.ring.End(),

@@ -205,11 +205,9 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		if err != nil {
 			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
 		}
-		var in In
-		if input != nil {
-			if err := json.Unmarshal(input, &in); err != nil {
-				return errorResult(err), nil
-			}
+		in, err := decodeInput[In](input)
+		if err != nil {
+			return errorResult(err), nil
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
@@ -224,18 +222,13 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		if res.InputRequests != nil {
 			return res, nil // a round trip: no content with it
 		}
-		noNulls(reflect.ValueOf(&out).Elem())
 		outRes, err := outSchema()
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.Marshal(out)
+		outJSON, err := encodeOutput(reflect.ValueOf(&out).Elem(), outRes)
 		if err != nil {
-			return nil, fmt.Errorf("marshaling output: %w", err)
-		}
-		outJSON, err := applySchema(b, outRes, true)
-		if err != nil {
-			return nil, fmt.Errorf("validating tool output: %w", err)
+			return nil, err
 		}
 		res.StructuredContent = outJSON
 		if res.Content == nil {
@@ -245,6 +238,65 @@ func typedHandler[In, Out any](h mcp.ToolHandlerFor[In, Out], inSchema, outSchem
 		}
 		return res, nil
 	}
+}
+
+// encodeOutput is a tool result's structured content: its JSON with the
+// schema's defaults applied, keys sorted. A struct result whose schema has
+// no defaults is written once by sortedJSON. Anything else is marshalled,
+// decoded, given its defaults and marshalled again (applySchema), which
+// sorts the keys too; a tool without an output schema gets json.Marshal's
+// bytes. Both send a nil slice that is not omitempty as [] (noNulls). Under
+// the tests (checkOutput) every result takes both ways, is
+// checked against its schema, and an encoding that differs is an error.
+func encodeOutput(out reflect.Value, outRes *resolvedSchema) (json.RawMessage, error) {
+	var fast []byte
+	if out.Kind() == reflect.Struct && outRes != nil && !outRes.defaults {
+		if b, ok := sortedJSON(out); ok {
+			if !checkOutput {
+				return b, nil
+			}
+			fast = b
+		}
+	}
+	noNulls(out)
+	b, err := json.Marshal(out.Interface())
+	if err != nil {
+		return nil, fmt.Errorf("marshaling output: %w", err)
+	}
+	outJSON, err := applySchema(b, outRes, true)
+	if err != nil {
+		return nil, fmt.Errorf("validating tool output: %w", err)
+	}
+	if fast != nil && !bytes.Equal(fast, outJSON) {
+		return nil, fmt.Errorf("sortedJSON differs from the round trip:\n%s\n%s", fast, outJSON)
+	}
+	return outJSON, nil
+}
+
+// decodeInput decodes a tool's checked arguments into In. Arguments that
+// do not decode as they came are decoded as go-sdk decodes them, after a
+// round trip through a map (which writes 3.0 or 1e1 as an integer field
+// takes it): the same arguments are taken, with the same errors, and the
+// round trip's two encodings are paid only by such arguments.
+func decodeInput[In any](input json.RawMessage) (In, error) {
+	var in In
+	if input == nil {
+		return in, nil
+	}
+	if json.Unmarshal(input, &in) == nil {
+		return in, nil
+	}
+	in = *new(In)
+	var v any
+	if err := json.Unmarshal(input, &v); err != nil {
+		return in, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return in, err
+	}
+	err = json.Unmarshal(b, &in)
+	return in, err
 }
 
 func errorResult(err error) *mcp.CallToolResult {
@@ -311,7 +363,9 @@ func applySchema(data json.RawMessage, resolved *resolvedSchema, forOutput bool)
 			return nil, err
 		}
 	}
-	if !defaults {
+	if !defaults || !forOutput && !resolved.defaults {
+		// Arguments without defaults to apply are decoded as they came
+		// (decodeInput).
 		return data, nil
 	}
 	out, err := json.Marshal(v)

@@ -137,7 +137,8 @@ func TestTypedHandlerMatchesAddTool(t *testing.T) {
 	for _, args := range []string{
 		`{}`, `{"name":"ok"}`, `{"name":"ok","n":3,"items":["x","y"]}`, `{"name":1}`,
 		`{"name":"ok","extra":true}`, `{"name":"ok","flag":null}`, `{"name":"ok","flag":false}`,
-		`{"name":"ok","items":"x"}`, `{"Name":"ok"}`, `{"name":"err"}`, `{"name":"wire"}`, `{"name":"text"}`,
+		`{"name":"ok","items":"x"}`, `{"Name":"ok"}`, `{"name":"ok","n":3.0}`, `{"name":"ok","n":1e1}`,
+		`{"name":"ok","n":2.5}`, `{"n":4,"name":"ok","n":5}`, `{"name":"ok","NAME":"dup"}`, `{"name":"bad \xff utf8"}`, `{"name":"err"}`, `{"name":"wire"}`, `{"name":"text"}`,
 	} {
 		var want, got string
 		for i, cs := range []*mcp.ClientSession{a, b} {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -585,23 +586,30 @@ func (h *handlers) list(ctx context.Context, _ *mcp.CallToolRequest, in ListIn) 
 	if len(out.Sessions) == 0 && len(out.Forwards) == 0 {
 		return textResult("no sessions; start one with open_local"), out, nil
 	}
+	return textResult(listText(out)), out, nil
+}
+
+// listText is list's text: the forwards, then a line per session.
+func listText(out ListOut) string {
 	var b strings.Builder
 	b.WriteString(forwardsText(out.Forwards))
 	for _, i := range out.Sessions {
-		fmt.Fprintf(&b, "%s", i.ID)
+		// Appends, not Fprintf: list's text is written at every call
+		// (TestModelBill holds it to the same bytes).
+		b.WriteString(i.ID)
 		if i.Name != "" {
-			fmt.Fprintf(&b, " (%s)", i.Name)
+			b.WriteString(" (" + i.Name + ")")
 		}
-		fmt.Fprintf(&b, " %s %q %s", i.Transport, i.Command, i.State)
+		b.WriteString(" " + i.Transport + " " + strconv.Quote(i.Command) + " " + i.State)
 		if i.Foreground != "" {
-			fmt.Fprintf(&b, " [%s]", i.Foreground)
+			b.WriteString(" [" + i.Foreground + "]")
 		}
 		if i.Kernel != "" {
-			fmt.Fprintf(&b, " %s", i.Kernel)
+			b.WriteString(" " + i.Kernel)
 		}
-		fmt.Fprintf(&b, " idle %ds%s\n", i.IdleMS/1000, recordingText(i))
+		b.WriteString(" idle " + strconv.FormatInt(i.IdleMS/1000, 10) + "s" + recordingText(i) + "\n")
 	}
-	return textResult(b.String()), out, nil
+	return b.String()
 }
 
 func (h *handlers) close(ctx context.Context, _ *mcp.CallToolRequest, in CloseIn) (*mcp.CallToolResult, CloseOut, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttymux/ttymux/session/reduce"
@@ -68,21 +69,83 @@ var repls = map[string]bool{
 	"lua": true, "R": true, "erl": true, "iex": true, "bc": true, "gdb": true, "mongosh": true,
 }
 
-// Classify says what the terminal is doing now.
+// tailLine is what Classify reads of the log's end: its last 2 KiB
+// [from, end), their last line rendered, and whether the cursor is on it.
+// The log only grows and never changes what it holds, so the same range is
+// the same line: Classify renders it again only when output arrived.
+type tailLine struct {
+	from, end int64
+	last      string // rendered, right spaces trimmed, at most 120 bytes
+	open      bool   // the tail does not end in a newline
+	// known holds the line patterns' answers for last, asked once each:
+	// bit 2p says pattern p was asked, bit 2p+1 its answer. Two callers
+	// that ask at once find the same answer.
+	known atomic.Uint32
+}
+
+// The patterns Classify asks of the last line, each a function of the
+// line alone.
+const (
+	linePager = iota
+	linePassword
+	lineConfirm
+	linePrompt
+	lineInputPrompt
+)
+
+var linePatterns = [...]func(string) bool{
+	linePager:       func(s string) bool { return pagerRe().MatchString(s) },
+	linePassword:    isPasswordLine,
+	lineConfirm:     isConfirmLine,
+	linePrompt:      isPromptLine,
+	lineInputPrompt: isInputPromptLine,
+}
+
+// is reports whether the last line matches pattern p, matching it only
+// the first time it is asked of this line.
+func (l *tailLine) is(p int) bool {
+	asked, yes := uint32(1)<<(2*p), uint32(1)<<(2*p+1)
+	if k := l.known.Load(); k&asked != 0 {
+		return k&yes != 0
+	}
+	v := linePatterns[p](l.last)
+	if v {
+		asked |= yes
+	}
+	l.known.Or(asked)
+	return v
+}
+
+// Classify says what the terminal is doing now. Only the log's last line
+// is kept from one call to the next (tailLine, keyed on the log's end);
+// the foreground, the echo flag, the alternate screen, the marks and the
+// clock are read at every call, so a state is never older than the call.
 func (t *Terminal) Classify() Status {
 	var q struct { // one allocation for what the view reads
 		h        Held
 		tail     []byte
+		line     *tailLine
+		fresh    bool
 		lastMark Mark
 		hasMark  bool
 	}
 	t.Src.View(func(st State) {
 		q.h = st.Held
 		end := st.Log.End()
-		q.tail, _ = st.Log.AppendRange(nil, max(st.Log.Start(), end-2048), end)
+		from := max(st.Log.Start(), end-2048)
+		if c := t.tail.Load(); c != nil && c.from == from && c.end == end {
+			q.line = c
+		} else {
+			q.tail, _ = st.Log.AppendRange(nil, from, end)
+			q.line, q.fresh = &tailLine{from: from, end: end}, true
+		}
 		q.lastMark, q.hasMark = st.Det.Last()
 	})
-	h, tail, lastMark, hasMark := q.h, q.tail, q.lastMark, q.hasMark
+	if q.fresh {
+		q.line.renderTail(q.tail)
+		t.tail.Store(q.line)
+	}
+	h, line, lastMark, hasMark := q.h, q.line, q.lastMark, q.hasMark
 	if h.HookLost {
 		hasMark = false // a broken hook's marks say nothing of now
 	}
@@ -98,16 +161,10 @@ func (t *Terminal) Classify() Status {
 	if fgOK && !fg.IsShell {
 		st.Foreground = fg.Name
 	}
-	lines := reduce.Render(tail)
-	if n := len(lines); n > 0 {
-		st.LastLine = strings.TrimRight(lines[n-1], " ")
-		if len(st.LastLine) > 120 {
-			st.LastLine = st.LastLine[len(st.LastLine)-120:]
-		}
-	}
+	st.LastLine = line.last
 	echoOff := t.EchoOff()
 	st.EchoOff = echoOff
-	open := len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
+	open := line.open
 	name := filepath.Base(fg.Name)
 	if ls, ok := t.Conn.(transport.LinkStater); ok && ls.LinkState() == transport.LinkDisconnected {
 		st.State = "disconnected"
@@ -115,7 +172,7 @@ func (t *Terminal) Classify() Status {
 	}
 	// A pager started by another program (psql, git) is not the
 	// foreground group's leader: its prompt line tells.
-	pagerShown := fgOK && !fg.IsShell && pagerRe().MatchString(st.LastLine)
+	pagerShown := fgOK && !fg.IsShell && line.is(linePager)
 	switch {
 	case t.AltScreen():
 		if pagers[name] || pagerHosts[name] || pagerShown {
@@ -123,9 +180,9 @@ func (t *Terminal) Classify() Status {
 		} else {
 			st.State = "alt_screen"
 		}
-	case isPasswordLine(st.LastLine):
+	case line.is(linePassword):
 		st.State = "password_prompt"
-	case isConfirmLine(st.LastLine):
+	case line.is(lineConfirm):
 		st.State = "confirm_prompt"
 	case pagers[name] && echoOff || pagerShown:
 		// Before the ECHO test below: a pager's ":" prompt has echo off too.
@@ -138,11 +195,11 @@ func (t *Terminal) Classify() Status {
 		st.State = "prompt"
 	case !hasMark && t.Shell && fgOK && fg.IsShell && quiet() >= ShellQuiet:
 		st.State = "prompt"
-	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && isPromptLine(st.LastLine) && quiet() >= knownQuiet:
+	case st.LastLine != "" && len(st.LastLine) <= maxPrompt && line.is(linePrompt) && quiet() >= knownQuiet:
 		// A shell typed into the session (ssh, docker exec) waits at its
 		// prompt.
 		st.State = "prompt"
-	case open && len(st.LastLine) <= maxPrompt && isInputPromptLine(st.LastLine) && quiet() >= humanQuiet:
+	case open && len(st.LastLine) <= maxPrompt && line.is(lineInputPrompt) && quiet() >= humanQuiet:
 		// "Name: ", "Continue? ": a program (read -p, input()) waits for
 		// a line.
 		st.State = "input_prompt"
@@ -150,6 +207,18 @@ func (t *Terminal) Classify() Status {
 		st.State = "running"
 	}
 	return st
+}
+
+// renderTail sets l's last line and open from the tail's bytes.
+func (l *tailLine) renderTail(tail []byte) {
+	lines := reduce.Render(tail)
+	if n := len(lines); n > 0 {
+		l.last = strings.TrimRight(lines[n-1], " ")
+		if len(l.last) > 120 {
+			l.last = l.last[len(l.last)-120:]
+		}
+	}
+	l.open = len(tail) > 0 && tail[len(tail)-1] != '\n' // the cursor is on the last line, after its text
 }
 
 // WaitsForInput reports whether the terminal's state says a program waits

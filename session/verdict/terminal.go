@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/ttymux/ttymux/transport"
@@ -67,6 +68,9 @@ type Terminal struct {
 	// Shell: the top-level program is a shell, so the shell layer may
 	// decide from the foreground process group.
 	Shell bool
+
+	// tail is the log's last line as the last Classify rendered it.
+	tail atomic.Pointer[tailLine]
 }
 
 // A ShellWaiter is a Conn that can tell whether the session's own
