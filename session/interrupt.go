@@ -66,3 +66,42 @@ func (s *Session) followInterrupt(ctx context.Context, ty typing, look sendLook)
 		return
 	}
 }
+
+// interruptSettle bounds how long a send waits for the hooked shell to
+// answer an interrupt typed at its prompt (awaitInterrupt): past it, the
+// send is typed as before.
+const interruptSettle = 3 * time.Second
+
+// awaitInterrupt holds a send while the hooked shell has not yet answered
+// a ctrl+c the last send typed at its prompt with the D mark of its next
+// prompt. zsh's and bash's line editors read a key at a time with the
+// terminal's ISIG on: the key reaches the shell as SIGINT, and a key typed
+// right after it can be read before the signal is handled, then dropped
+// with the line the interrupt discards. A command sent at once after
+// ctrl+c (waited for or not) lost its first key so ("zsh: command not
+// found: cho" for echo), about once in fifteen on a loaded machine. Once
+// the D mark is out the line editor has let the interrupt go, and keys
+// typed then wait in the terminal for its next line. fish reads ctrl+c
+// as a key, in order with the rest, and is not held.
+func (s *Session) awaitInterrupt(ctx context.Context) {
+	deadline := time.NewTimer(interruptSettle)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		c, marked := s.cmd, s.marked
+		fish := s.fish || s.det.Shell() == "fish"
+		pending := c != nil && c.breakAtPrompt && !fish && !s.exited && s.det.Hooked() && s.det.DoneSince(c.SendOff) == 0
+		s.mu.Unlock()
+		if !pending {
+			return
+		}
+		select {
+		case <-marked:
+		case <-deadline.C:
+			s.log.Debug("the shell did not answer an interrupt at its prompt in time; typing anyway")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
