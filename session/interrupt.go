@@ -89,10 +89,10 @@ const (
 //
 // zsh can also take the signal while it is busy with a key and then block
 // reading the next one, the interrupt noted but not acted on: no D comes
-// until a key does, and that key is lost. So when zsh's D is late the
-// hook's line-kill key is typed: a held interrupt discards it, and a line
-// editor already at its next prompt empties a line that is empty. (Not
-// for bash, whose readline acts on the signal when it comes.) fish reads
+// until a key does, and that key is lost (bash lost keys the same way
+// with the D wait alone, 1 run in 3). So when the D is late the hook's
+// line-kill key is typed: a held interrupt discards it, and a line editor
+// already at its next prompt empties a line that is empty. fish reads
 // ctrl+c as a key, in order with the rest, and is not held.
 func (s *Session) awaitInterrupt(ctx context.Context) {
 	deadline := time.NewTimer(interruptSettle)
@@ -112,7 +112,7 @@ func (s *Session) awaitInterrupt(ctx context.Context) {
 		select {
 		case <-marked:
 		case <-nudge.C:
-			if fg, ok := s.foreground(); canKill && ok && fg.IsShell && fg.Name == "zsh" {
+			if fg, ok := s.foreground(); canKill && ok && fg.IsShell && (fg.Name == "zsh" || fg.Name == "bash") {
 				if err := s.write([]byte(lineKillKey)); err != nil {
 					s.log.Debug("wake the line editor after an interrupt", "err", err)
 				}
