@@ -546,14 +546,14 @@ func (s *Server) handle(c net.Conn) {
 			s.send(c, rep)
 			return
 		}
-		s.stream(c, br, sess, rep)
+		s.stream(c, br, sess, rep, m.Model)
 	case agentproto.Attach:
 		sess := s.lookup(m.ID)
 		if sess == nil {
 			s.send(c, agentproto.AttachReply{Status: agentproto.StatusNotFound, Message: "no session " + strconv.Quote(m.ID)})
 			return
 		}
-		s.stream(c, br, sess, sess.attach(m))
+		s.stream(c, br, sess, sess.attach(m), m.Model)
 	}
 }
 

@@ -252,6 +252,40 @@ func TestTypedCountsOtherClients(t *testing.T) {
 	}
 }
 
+// TestTypedLeavesOutModels: two servers on one session (two windows of a
+// model on a persistent session) and a person's ttymux attach. Only the
+// person's keys count in Typed; a server's (Create.Model, Attach.Model)
+// count nowhere, so one server does not take the other for a person.
+// Before Model, a's count grew with b's keys.
+func TestTypedLeavesOutModels(t *testing.T) {
+	ta := startAgent(t, Options{})
+	req := testShell()
+	req.Model = true
+	a := ta.create(t, req)
+	a.waitOutput("$ ")
+	b := ta.attach(t, agentproto.Attach{ID: "s1", FromStart: true, Model: true}, agentproto.StatusAttached)
+	person := ta.attach(t, agentproto.Attach{ID: "s1", FromEnd: true, Tail: 100}, agentproto.StatusAttached)
+	b.input("echo from-$((1+1))-b\r")
+	a.waitOutput("from-2-b\r\n")
+	person.waitOutput("from-2-b\r\n")
+	if a.typed != 0 || person.typed != 0 {
+		t.Fatalf("Typed after server b's keys: a %d, the person %d; want 0 (a server is no person)", a.typed, person.typed)
+	}
+	const typed = "echo from-$((2+1))-person\r"
+	person.input(typed)
+	a.waitOutput("from-3-person\r\n")
+	b.waitOutput("from-3-person\r\n")
+	if a.typed != int64(len(typed)) || b.typed != int64(len(typed)) {
+		t.Fatalf("Typed after the person's keys: a %d, b %d; want %d", a.typed, b.typed, len(typed))
+	}
+	a.input("echo from-a\r")
+	b.waitOutput("from-a\r\n")
+	person.waitOutput("from-a\r\n")
+	if b.typed != int64(len(typed)) || person.typed != 0 {
+		t.Fatalf("Typed after server a's keys: b %d (want %d), the person %d (want 0)", b.typed, len(typed), person.typed)
+	}
+}
+
 // TestExitAfterAllOutput: Exit comes after the program's last output, with
 // its status; a signal gives 128+n and the signal's name.
 func TestExitAfterAllOutput(t *testing.T) {

@@ -74,7 +74,7 @@ type session struct {
 	exitTime   time.Time
 	link       string // KindSerial: agentproto.LinkUp or LinkDisconnected
 	linkSeq    uint64 // incremented when link changes
-	typed      int64  // bytes of input all clients wrote (Typed)
+	typed      int64  // bytes of input all clients but models' wrote (Typed)
 }
 
 // startSession starts the child and the session's goroutines. The caller
@@ -237,15 +237,17 @@ func (sess *session) read(p []byte) (int, error) { return sess.dev.Read(p) }
 // foreground checks: a typed command may start a program before it prints
 // anything. The input is counted before it is written, so the other
 // clients' writers send Typed ahead of its echo (less what was not
-// written, after).
-func (sess *session) write(p []byte) (int, error) {
-	sess.mu.Lock()
-	sess.typed += int64(len(p))
-	sess.broadcastLocked()
-	sess.mu.Unlock()
+// written, after). Input a model's client wrote is not counted.
+func (sess *session) write(p []byte, counted bool) (int, error) {
+	if counted {
+		sess.mu.Lock()
+		sess.typed += int64(len(p))
+		sess.broadcastLocked()
+		sess.mu.Unlock()
+	}
 	n, err := sess.dev.Write(p)
 	sess.kickMonitor()
-	if n < len(p) {
+	if counted && n < len(p) {
 		sess.mu.Lock()
 		sess.typed -= int64(len(p) - n)
 		sess.mu.Unlock()

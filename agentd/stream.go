@@ -50,6 +50,9 @@ type client struct {
 	// session's count grows): the rest is other clients' (Typed).
 	typedBase int64
 	own       atomic.Int64
+	// model is set for a client that types for a model (Attach.Model):
+	// its input is never in the session's typed count.
+	model bool
 
 	mu sync.Mutex
 	// mu guards the following.
@@ -83,8 +86,8 @@ func (cl *client) queue(r agentproto.Reply) bool {
 // goes, the session's Exit has been delivered, or the server shuts down.
 // It runs in the connection's goroutine, which is the only writer; a
 // second goroutine reads the client's frames.
-func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentproto.AttachReply) {
-	cl := &client{conn: c, sess: sess, quit: make(chan struct{}), ctrl: make(chan struct{}, 1)}
+func (s *Server) stream(c net.Conn, br *bufio.Reader, sess *session, rep agentproto.AttachReply, model bool) {
+	cl := &client{conn: c, sess: sess, quit: make(chan struct{}), ctrl: make(chan struct{}, 1), model: model}
 	rep.Caps = agentproto.AgentCaps
 	// The reply and the current foreground go out in one write.
 	sess.mu.Lock()
@@ -172,10 +175,15 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 		switch f.Type {
 		case agentproto.TypeInput:
 			// Written straight from the frame buffer: no copy. Counted
-			// as this client's before the session's count grows.
-			cl.own.Add(int64(len(f.Payload)))
-			if n, err := sess.write(f.Payload); err != nil {
-				cl.own.Add(int64(n - len(f.Payload)))
+			// as this client's before the session's count grows; a
+			// model's input is counted nowhere.
+			if !cl.model {
+				cl.own.Add(int64(len(f.Payload)))
+			}
+			if n, err := sess.write(f.Payload, !cl.model); err != nil {
+				if !cl.model {
+					cl.own.Add(int64(n - len(f.Payload)))
+				}
 				sess.log.Debug("write input", "err", err)
 			}
 			continue

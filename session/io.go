@@ -190,7 +190,8 @@ func (s *Session) Send(ctx context.Context, req SendRequest) (Result, error) {
 	if text := strings.TrimRight(req.Text, "\r\n"); strings.Contains(text, "\n") || req.Mark && text != "" && sentinelOwnLine(text) {
 		s.awaitLineEditor(ctx) // the text, or the text and mark's sentinel, is several lines
 	}
-	s.catchUp(ctx) // backlog.go: output made before this send is not its own
+	s.awaitInterrupt(ctx) // interrupt.go: a ctrl+c at the prompt is answered first
+	s.catchUp(ctx)        // backlog.go: output made before this send is not its own
 	s.skipPendingPrompt(ctx)
 	// A query the far end made (BusyBox ash asks for the cursor after
 	// every prompt) is answered before the text is typed, as a terminal
@@ -486,6 +487,7 @@ func (s *Session) sentCommand(req SendRequest, opts *sendOpts, look sendLook, ty
 		c.owes = ty.enters
 		if ty.breaks > 0 {
 			c.owes = 1
+			c.breakAtPrompt = ty.ready
 		}
 	}
 	c.submits = ty.submits

@@ -42,6 +42,10 @@ type command struct {
 	timedOut bool
 	// submits: the send pressed Enter (a line the shell may run).
 	submits bool
+	// breakAtPrompt: the send pressed ctrl+c while the hooked shell sat
+	// at its prompt: the next send waits for the shell's answer
+	// (awaitInterrupt).
+	breakAtPrompt bool
 	// earlierFrom is where output not yet returned begins that belongs
 	// to what ran before this command (-1: none); for a command typed
 	// ahead it runs to the earlier command's D mark.

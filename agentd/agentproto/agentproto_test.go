@@ -22,11 +22,13 @@ var messages = []struct {
 		Rows: 40, Cols: 120, Term: "xterm-256color", Meta: []byte{0, 1, 2, 255}}, TypeCreate},
 	{"create empty", Create{}, TypeCreate},
 	{"create confined", Create{Command: "bash", Confine: true}, TypeCreate},
+	{"create model", Create{Command: "bash", Model: true}, TypeCreate},
 	{"create serial", Create{Command: "/dev/ttyUSB0", Rows: 40, Cols: 120, Meta: []byte(`{"transport":"serial"}`), Kind: KindSerial,
 		Serial: SerialLine{Baud: 74880, DataBits: 7, Parity: "even", StopBits: "2", FlowControl: "rtscts", Reconnect: true}}, TypeCreate},
 	{"attach from", Attach{ID: "s1", From: 1 << 40}, TypeAttach},
 	{"attach start", Attach{ID: "s2", FromStart: true}, TypeAttach},
 	{"attach end tail", Attach{ID: "s3", FromEnd: true, Tail: 4096}, TypeAttach},
+	{"attach model", Attach{ID: "s4", FromStart: true, Model: true}, TypeAttach},
 	{"attach reply", AttachReply{Status: StatusAttached, Message: "hi", From: 10, Lost: 5, FromLine: 7, Session: SessionInfo{
 		ID: "s1", Command: "bash --norc", Pid: 1234, Created: 1700000000123, Rows: 24, Cols: 80, Exited: true,
 		ExitStatus: 137, ExitSignal: "KILL", Start: 100, End: 1 << 33, StartLine: 42, Clients: 2, Foreground: "vim",
@@ -172,6 +174,16 @@ func TestAppendedFieldsAbsent(t *testing.T) {
 	}
 	if m, err := Unmarshal(Frame{Type: TypeSetMeta, Payload: sp}); err != nil || !m.(SetMeta).NoReply {
 		t.Errorf("SetMeta with NoReply: %+v, %v", m, err)
+	}
+	// Model, appended after Tail and after Confine, is absent from an
+	// older client's Attach and Create: its input counts as a person's.
+	_, ap := Marshal(Attach{ID: "s1", FromEnd: true, Tail: 7, Model: true})
+	if m, err := Unmarshal(Frame{Type: TypeAttach, Payload: ap[:len(ap)-1]}); err != nil || m.(Attach).Model || m.(Attach).Tail != 7 {
+		t.Errorf("Attach without Model: %+v, %v", m, err)
+	}
+	_, cp := Marshal(Create{Command: "bash", Confine: true, Model: true})
+	if m, err := Unmarshal(Frame{Type: TypeCreate, Payload: cp[:len(cp)-1]}); err != nil || m.(Create).Model || !m.(Create).Confine {
+		t.Errorf("Create without Model: %+v, %v", m, err)
 	}
 	// Trailing bytes from a newer build are ignored.
 	m, err := Unmarshal(Frame{Type: TypeAttachReply, Payload: append(p, 1, 2, 3)})

@@ -33,6 +33,12 @@ type Create struct {
 	// host has it (appended after Serial; an older agent ignores it and
 	// reports Confined 0).
 	Confine bool
+	// Model says the client types for a model (a ttymux mcp server), not
+	// for a person (appended after Confine). Its input is left out of the
+	// Typed counts of the session's other clients, so a second server on
+	// the same session is not taken for a person. An older client sends
+	// none: its input counts, as before.
+	Model bool
 }
 
 // Kind is a session's kind: what the agent holds for it.
@@ -77,6 +83,8 @@ type Attach struct {
 	// Tail, when > 0 with FromEnd, replays up to that many bytes before the
 	// end (a human attach redrawing the screen).
 	Tail int64
+	// Model is Create's Model (appended after Tail).
+	Model bool
 }
 
 // AttachReply is the outcome of Create or Attach. On StatusCreated or
@@ -239,7 +247,8 @@ type Stamps struct {
 
 // Typed, on a stream, says how many bytes of input the session's other
 // clients (a person's ttymux attach, the console of ttymux web) wrote in
-// all since this client attached: its own input never counts, so a
+// all since this client attached: its own input never counts, nor that of
+// a client that attached as a Model (another server), so a
 // server tells a person's keys from its own even where no shell hook
 // marks their commands (issue #35). Others only grows; the agent sends it
 // when it changed, ahead of the output read with it, so a client that has
@@ -449,6 +458,7 @@ func Marshal(m any) (Type, []byte) {
 		e.str(m.Serial.FlowControl)
 		e.bool(m.Serial.Reconnect)
 		e.bool(m.Confine)
+		e.bool(m.Model)
 		return TypeCreate, e.b
 	case Attach:
 		e.str(m.ID)
@@ -456,6 +466,7 @@ func Marshal(m any) (Type, []byte) {
 		e.bool(m.FromStart)
 		e.bool(m.FromEnd)
 		e.i(m.Tail)
+		e.bool(m.Model)
 		return TypeAttach, e.b
 	case AttachReply:
 		e.u(uint64(m.Status))
@@ -608,9 +619,10 @@ func Unmarshal(f Frame) (any, error) {
 			Rows: d.int("rows"), Cols: d.int("cols"), Term: d.str("term"), Meta: d.bytes("meta"),
 			Kind: d.kind(), Serial: SerialLine{Baud: d.int("baud"), DataBits: d.int("data bits"), Parity: d.str("parity"),
 				StopBits: d.str("stop bits"), FlowControl: d.str("flow control"), Reconnect: d.bool("reconnect")},
-			Confine: d.bool("confine")}
+			Confine: d.bool("confine"), Model: d.bool("model")}
 	case TypeAttach:
-		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail")}
+		m = Attach{ID: d.str("id"), From: d.i("from"), FromStart: d.bool("from start"), FromEnd: d.bool("from end"), Tail: d.i("tail"),
+			Model: d.bool("model")}
 	case TypeAttachReply:
 		r := AttachReply{Status: d.status(), Message: d.str("message"), From: d.i("from"), Lost: d.i("lost"),
 			Session: d.session(), FromLine: d.i("from line"), Kind: d.kind(), Caps: Caps(d.u("caps"))}

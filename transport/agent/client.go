@@ -276,6 +276,8 @@ func (c *Client) waitGone(ctx context.Context) error {
 // documentation). An empty t.Term means "xterm-256color", what ttymux's
 // screen emulates; a zero t.Size means transport.DefaultSize. An empty
 // t.Dir and t.Env mean the agent's own working directory and environment.
+// The connection is a model's (agentproto.Create.Model): what it types is
+// not counted as a person's by the session's other clients.
 func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (transport.KeptConn, transport.KeptSession, error) {
 	size := t.Size
 	if size == (transport.Size{}) {
@@ -297,6 +299,7 @@ func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (t
 	default:
 		return nil, transport.KeptSession{}, fmt.Errorf("the agent holds programs and serial ports, not sessions of kind %q", p.TransportKind())
 	}
+	req.Model = true // a server's session: its keys are no person's
 	l, err := c.dialStart(ctx)
 	if err != nil {
 		return nil, transport.KeptSession{}, err
@@ -315,11 +318,12 @@ func (c *Client) Create(ctx context.Context, t transport.Target, meta []byte) (t
 //
 // Resume.FromLine is the 1-based number of the line holding Resume.From,
 // as the agent counts lines; 0 means unknown (an older agent, attached
-// other than at the oldest byte held).
+// other than at the oldest byte held). Like Create's, the connection is a
+// model's; AttachTail's is a person's.
 func (c *Client) Attach(ctx context.Context, id string, from int64) (transport.KeptConn, transport.KeptSession, transport.Resume, error) {
-	req := agentproto.Attach{ID: id, From: from}
+	req := agentproto.Attach{ID: id, From: from, Model: true}
 	if from < 0 {
-		req = agentproto.Attach{ID: id, FromStart: true}
+		req = agentproto.Attach{ID: id, FromStart: true, Model: true}
 	}
 	conn, ks, res, err := c.attach(ctx, req)
 	if err != nil {

@@ -458,7 +458,7 @@ func (r *Remote) agentClient() *Client {
 // reattacher returns how a Resilient conn of session id re-attaches.
 func (r *Remote) reattacher(id string) reattachFunc {
 	return func(ctx context.Context, from int64) (*Conn, error) {
-		c, _, _, err := r.agentClient().attach(ctx, agentproto.Attach{ID: id, From: from})
+		c, _, _, err := r.agentClient().attach(ctx, agentproto.Attach{ID: id, From: from, Model: true})
 		return c, err
 	}
 }
@@ -477,9 +477,9 @@ func (r *Remote) Create(ctx context.Context, t transport.Target, meta []byte) (t
 // Attach connects to a session the host's agent holds, from offset from
 // (< 0: the oldest byte held). See Client.Attach.
 func (r *Remote) Attach(ctx context.Context, id string, from int64) (transport.KeptConn, transport.KeptSession, transport.Resume, error) {
-	req := agentproto.Attach{ID: id, From: from}
+	req := agentproto.Attach{ID: id, From: from, Model: true}
 	if from < 0 {
-		req = agentproto.Attach{ID: id, FromStart: true}
+		req = agentproto.Attach{ID: id, FromStart: true, Model: true}
 	}
 	var c *Conn
 	var ks transport.KeptSession
