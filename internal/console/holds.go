@@ -89,17 +89,13 @@ const maxQuestion = 1 << 20
 // Holds is the console's side of the socket: the questions waiting for the
 // human. Its methods may be called concurrently.
 type Holds struct {
-	ln   net.Listener
-	path string
-	log  *slog.Logger
-	wg   sync.WaitGroup
+	srv unixServer
+	log *slog.Logger
 
 	mu      sync.Mutex // mu protects the following
 	pending map[string]*pendingQ
 	order   []string      // ids, oldest first
 	changed chan struct{} // closed and replaced on every change
-	closed  bool
-	conns   map[net.Conn]struct{}
 }
 
 type pendingQ struct {
@@ -134,22 +130,17 @@ func ListenHolds(path string, log *slog.Logger) (*Holds, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("console socket: %w", err)
 	}
-	ln, err := net.Listen("unix", path)
+	ln, err := listenPrivate(path, "console socket")
 	if err != nil {
-		return nil, fmt.Errorf("console socket: %w", err)
+		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		_ = ln.Close() // failing anyway
-		return nil, fmt.Errorf("console socket: %w", err)
-	}
-	h := &Holds{ln: ln, path: path, log: log, pending: map[string]*pendingQ{}, changed: make(chan struct{}), conns: map[net.Conn]struct{}{}}
-	h.wg.Add(1)
-	go h.serve()
+	h := &Holds{log: log, pending: map[string]*pendingQ{}, changed: make(chan struct{})}
+	h.srv.start(ln, path, h.handle)
 	return h, nil
 }
 
 // Path is the socket's path.
-func (h *Holds) Path() string { return h.path }
+func (h *Holds) Path() string { return h.srv.path }
 
 // Close stops listening, withdraws every question (the servers read a
 // refusal) and waits for the connections to end.
@@ -157,47 +148,7 @@ func (h *Holds) Close() error {
 	if h == nil {
 		return nil
 	}
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return nil
-	}
-	h.closed = true
-	for c := range h.conns {
-		_ = c.Close() // ends its handler
-	}
-	h.mu.Unlock()
-	err := h.ln.Close()
-	h.wg.Wait()
-	_ = os.Remove(h.path) // best effort: a stale socket is replaced anyway
-	return err
-}
-
-func (h *Holds) serve() {
-	defer h.wg.Done()
-	for {
-		c, err := h.ln.Accept()
-		if err != nil {
-			return
-		}
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
-			_ = c.Close()
-			return
-		}
-		h.conns[c] = struct{}{}
-		h.wg.Add(1)
-		h.mu.Unlock()
-		go func() {
-			defer h.wg.Done()
-			h.handle(c)
-			h.mu.Lock()
-			delete(h.conns, c)
-			h.mu.Unlock()
-			_ = c.Close()
-		}()
-	}
+	return h.srv.close()
 }
 
 // handle takes one question from a server and answers it when the human

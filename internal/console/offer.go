@@ -165,14 +165,8 @@ type OfferOptions struct {
 // Offer is a server's side: it answers the console on the server's
 // socket. Its methods may be called concurrently.
 type Offer struct {
-	ln   net.Listener
-	path string
-	o    OfferOptions
-	wg   sync.WaitGroup
-
-	mu     sync.Mutex // mu protects the following
-	closed bool
-	conns  map[net.Conn]struct{}
+	srv unixServer
+	o   OfferOptions
 }
 
 // ListenOffer listens at path (in a private 0700 directory, created if
@@ -189,22 +183,17 @@ func ListenOffer(path string, o OfferOptions) (*Offer, error) {
 	if err := agentsock.CheckSocket(path); err == nil {
 		_ = os.Remove(path) // stale: no live process has our pid
 	}
-	ln, err := net.Listen("unix", path)
+	ln, err := listenPrivate(path, "offer socket")
 	if err != nil {
-		return nil, fmt.Errorf("offer socket: %w", err)
+		return nil, err
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		_ = ln.Close() // failing anyway
-		return nil, fmt.Errorf("offer socket: %w", err)
-	}
-	of := &Offer{ln: ln, path: path, o: o, conns: map[net.Conn]struct{}{}}
-	of.wg.Add(1)
-	go of.serve()
+	of := &Offer{o: o}
+	of.srv.start(ln, path, of.handle)
 	return of, nil
 }
 
 // Path is the socket's path.
-func (of *Offer) Path() string { return of.path }
+func (of *Offer) Path() string { return of.srv.path }
 
 // Close stops listening, ends every watch and drive, waits for them and
 // removes the socket.
@@ -212,47 +201,7 @@ func (of *Offer) Close() error {
 	if of == nil {
 		return nil
 	}
-	of.mu.Lock()
-	if of.closed {
-		of.mu.Unlock()
-		return nil
-	}
-	of.closed = true
-	for c := range of.conns {
-		_ = c.Close() // ends its handler
-	}
-	of.mu.Unlock()
-	err := of.ln.Close()
-	of.wg.Wait()
-	_ = os.Remove(of.path) // best effort: the console skips a dead socket
-	return err
-}
-
-func (of *Offer) serve() {
-	defer of.wg.Done()
-	for {
-		c, err := of.ln.Accept()
-		if err != nil {
-			return
-		}
-		of.mu.Lock()
-		if of.closed {
-			of.mu.Unlock()
-			_ = c.Close()
-			return
-		}
-		of.conns[c] = struct{}{}
-		of.wg.Add(1)
-		of.mu.Unlock()
-		go func() {
-			defer of.wg.Done()
-			of.handle(c)
-			of.mu.Lock()
-			delete(of.conns, c)
-			of.mu.Unlock()
-			_ = c.Close()
-		}()
-	}
+	return of.srv.close()
 }
 
 func replyLine(c net.Conn, r offerReply) error {
