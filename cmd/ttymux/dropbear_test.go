@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ttymux/ttymux/internal/dropbeartest"
@@ -195,54 +194,10 @@ func BenchmarkDropbearAshReady(b *testing.B) {
 		b.Skip("no ssh client for the floor")
 	}
 	r := newRouter(b)
-	var open, raw []time.Duration
-	for b.Loop() {
-		// A new server each time: a cold open (TCP, key exchange, login),
-		// as the ssh client's.
+	// A new server each time: a cold open (TCP, key exchange, login), as
+	// the ssh client's.
+	benchReady(b, sshBin, r.cfg, "router", "root@OpenWrt:", func() func(string, map[string]any, any) {
 		do := r.server(b, false)
-		start := time.Now()
-		var o OpenOut
-		do("open_ssh", map[string]any{"host": "router"}, &o)
-		open = append(open, time.Since(start))
-		if !o.Integrated {
-			b.Fatalf("not integrated: %+v", o)
-		}
-		do("close", map[string]any{"session_id": o.ID}, nil)
-
-		start = time.Now()
-		cmd := exec.Command(sshBin, "-F", r.cfg, "-tt", "router")
-		f, err := pty.Start(cmd)
-		if err != nil {
-			b.Fatal(err)
-		}
-		buf := make([]byte, 0, 4096)
-		chunk := make([]byte, 4096)
-		for !strings.Contains(string(buf), "root@OpenWrt:") {
-			n, err := f.Read(chunk)
-			if err != nil {
-				b.Fatalf("raw ssh: %v after %q", err, buf)
-			}
-			buf = append(buf, chunk[:n]...)
-		}
-		raw = append(raw, time.Since(start))
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = f.Close()
-	}
-	b.StopTimer()
-	med := func(d []time.Duration) time.Duration {
-		s := append([]time.Duration(nil), d...)
-		for i := range s {
-			for j := i + 1; j < len(s); j++ {
-				if s[j] < s[i] {
-					s[i], s[j] = s[j], s[i]
-				}
-			}
-		}
-		return s[len(s)/2]
-	}
-	mo, mr := med(open), med(raw)
-	b.ReportMetric(float64(mo.Milliseconds()), "open_ssh-ms")
-	b.ReportMetric(float64(mr.Milliseconds()), "raw-ssh-ms")
-	b.ReportMetric(float64((mo - mr).Milliseconds()), "beyond-ms")
+		return func(n string, a map[string]any, o any) { do(n, a, o) }
+	})
 }

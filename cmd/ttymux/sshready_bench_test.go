@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +31,7 @@ func BenchmarkSSHBashReady(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(h.sshd.Home, ".bash_profile"), []byte(profile), 0o600); err != nil {
 			b.Fatal(err)
 		}
-		benchReady(b, sshBin, h.cfg, "box", func() func(string, map[string]any, any) {
+		benchReady(b, sshBin, h.cfg, "box", "bashbox$ ", func() func(string, map[string]any, any) {
 			_, do := h.server(b)
 			return func(n string, a map[string]any, o any) { do(n, a, o) }
 		})
@@ -54,7 +53,7 @@ func BenchmarkSSHBashReady(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Setenv("SSH_AUTH_SOCK", "")
-		benchReady(b, sshBin, r.cfg, "router", func() func(string, map[string]any, any) {
+		benchReady(b, sshBin, r.cfg, "router", "bashbox$ ", func() func(string, map[string]any, any) {
 			do := r.server(b, false)
 			return func(n string, a map[string]any, o any) { do(n, a, o) }
 		})
@@ -62,9 +61,9 @@ func BenchmarkSSHBashReady(b *testing.B) {
 }
 
 // benchReady times open_ssh to host through a fresh server each time (a
-// cold open) and ssh -tt to the same host until "bashbox$ " shows, and
-// reports the medians.
-func benchReady(b *testing.B, sshBin, cfg, host string, server func() func(string, map[string]any, any)) {
+// cold open) and ssh -tt to the same host until prompt shows, and reports
+// the medians.
+func benchReady(b *testing.B, sshBin, cfg, host, prompt string, server func() func(string, map[string]any, any)) {
 	var open, raw []time.Duration
 	for b.Loop() {
 		do := server()
@@ -85,7 +84,7 @@ func benchReady(b *testing.B, sshBin, cfg, host string, server func() func(strin
 		}
 		buf := make([]byte, 0, 4096)
 		chunk := make([]byte, 4096)
-		for !strings.Contains(string(buf), "bashbox$ ") {
+		for !strings.Contains(string(buf), prompt) {
 			n, err := f.Read(chunk)
 			if err != nil {
 				b.Fatalf("raw ssh: %v after %q", err, buf)
@@ -98,12 +97,7 @@ func benchReady(b *testing.B, sshBin, cfg, host string, server func() func(strin
 		_ = f.Close()
 	}
 	b.StopTimer()
-	med := func(d []time.Duration) time.Duration {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
-	mo, mr := med(open), med(raw)
+	mo, mr := median(open), median(raw)
 	b.ReportMetric(float64(mo.Milliseconds()), "open_ssh-ms")
 	b.ReportMetric(float64(mr.Milliseconds()), "raw-ssh-ms")
 	b.ReportMetric(float64((mo - mr).Milliseconds()), "beyond-ms")
