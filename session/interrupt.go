@@ -95,10 +95,7 @@ const (
 // already at its next prompt empties a line that is empty. fish reads
 // ctrl+c as a key, in order with the rest, and is not held.
 func (s *Session) awaitInterrupt(ctx context.Context) {
-	deadline := time.NewTimer(interruptSettle)
-	defer deadline.Stop()
-	nudge := time.NewTimer(interruptNudge)
-	defer nudge.Stop()
+	var deadline, nudge *time.Timer // made only when a send has to wait
 	for {
 		s.mu.Lock()
 		c, marked := s.cmd, s.marked
@@ -108,6 +105,11 @@ func (s *Session) awaitInterrupt(ctx context.Context) {
 		s.mu.Unlock()
 		if !pending {
 			return
+		}
+		if deadline == nil {
+			deadline, nudge = time.NewTimer(interruptSettle), time.NewTimer(interruptNudge)
+			defer deadline.Stop()
+			defer nudge.Stop()
 		}
 		select {
 		case <-marked:
