@@ -51,3 +51,5 @@ require (
 )
 
 replace github.com/charmbracelet/x/vt => ./third_party/vt
+
+replace github.com/modelcontextprotocol/go-sdk => ./third_party/go-sdk
