@@ -41,7 +41,14 @@ func Unmarshal(data []byte, v any) error {
 	if err := checkMaxDepth(data, defaultMaxDepth); err != nil {
 		return err
 	}
-	return NewDecoder(bytes.NewReader(data)).Decode(v)
+	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
+		return io.EOF // what a Decoder says of input without a value
+	}
+	// Parse data where it is: a Decoder would first copy it into a buffer
+	// of at least 32 KiB, allocated and cleared for every message. As a
+	// Decoder does, Parse stops after the first value.
+	_, err := json.Parse(data, v, json.DontMatchCaseInsensitiveStructFields)
+	return err
 }
 
 // checkMaxDepth scans data once and reports [errMaxDepthExceeded] if the

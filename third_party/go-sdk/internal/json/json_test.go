@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +257,58 @@ func FuzzUnmarshalFieldIsolation(f *testing.F) {
 			t.Errorf("Field 'safe' improperly modified by key %q (JSON: %s). Got %q, want %q", key, encodedKey, got.Safe, "value")
 		}
 	})
+}
+
+// TestUnmarshalAgreesWithDecoder checks that Unmarshal, which parses its
+// input in place, says what a Decoder reading the same bytes says: the
+// same value, and an error for the same inputs.
+func TestUnmarshalAgreesWithDecoder(t *testing.T) {
+	inputs := []string{
+		``, ` `, "\n\t ",
+		`{}`, `[]`, `null`, `true`, `12`, `-1.5e3`, `"s"`, ` {"a":1} `,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}]}}}`,
+		`{"a":1} {"a":2}`, `{"a":1} trailing`, `{"a":1}}`,
+		`{"a":`, `{"a":1`, `{a:1}`, `[1,]`, `{"a":"\u00e9\ud83d\ude00"}`, `"\x"`,
+		`{"Field":"v","field":"w"}`, `{"a":1e999}`,
+	}
+	for _, in := range inputs {
+		var got, want any
+		gotErr := Unmarshal([]byte(in), &got)
+		wantErr := NewDecoder(bytes.NewReader([]byte(in))).Decode(&want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("Unmarshal(%q) error %v; Decoder says %v", in, gotErr, wantErr)
+			continue
+		}
+		if gotErr == nil {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Unmarshal(%q) mismatch (-decoder +unmarshal):\n%s", in, diff)
+			}
+		}
+	}
+}
+
+// TestUnmarshalAllocatesLittle checks that decoding a small message does
+// not allocate a read buffer: a Decoder's is at least 32 KiB, allocated
+// and cleared for every message a connection reads.
+func TestUnmarshalAllocatesLittle(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"noop","arguments":{}}}`)
+	type wire struct {
+		VersionTag string          `json:"jsonrpc"`
+		ID         any             `json:"id,omitempty"`
+		Method     json.RawMessage `json:"method,omitempty"`
+		Params     json.RawMessage `json:"params,omitempty"`
+	}
+	var before, after runtime.MemStats
+	const n = 100
+	runtime.ReadMemStats(&before)
+	for range n {
+		var w wire
+		if err := Unmarshal(msg, &w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 4096 {
+		t.Errorf("Unmarshal of a %d-byte message allocated %d bytes; want at most 4096", len(msg), per)
+	}
 }
