@@ -3660,13 +3660,6 @@ func TestCallCustomMethodTypedNilParams(t *testing.T) {
 func TestServerLogLevelDoesNotLeakBetweenNewProtocolRequests(t *testing.T) {
 	ctx := context.Background()
 	s := NewServer(testImpl, nil)
-	_, st := NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-
 	logged := make(chan LoggingLevel, 1)
 	s.AddSendingMiddleware(func(next MethodHandler) MethodHandler {
 		return func(ctx context.Context, method string, req Request) (Result, error) {
@@ -3691,6 +3684,16 @@ func TestServerLogLevelDoesNotLeakBetweenNewProtocolRequests(t *testing.T) {
 	AddTool(s, &Tool{Name: "noop"}, func(ctx context.Context, req *CallToolRequest, args any) (*CallToolResult, any, error) {
 		return &CallToolResult{Content: []Content{&TextContent{Text: "ok"}}}, nil, nil
 	})
+
+	// Connect after the tools are added: a tool added to a connected
+	// server sends a list_changed notification 10ms later, which would
+	// block on the client end that nobody reads and hang Close.
+	_, st := NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
 
 	withLogLevel := &CallToolParams{Name: "blocked-log"}
 	withLogLevel.SetMeta(newProtocolMeta("warning"))
