@@ -223,7 +223,8 @@ func serve(args []string, stderr io.Writer) int {
 	// oversized paste gets send's own error instead (issue #8).
 	// lineTransport (wire.go), not mcp.StdioTransport: a malformed line
 	// gets a JSON-RPC error instead of ending the server.
-	if err := srv.Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout, maxLine: maxRequestLine, log: log}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+	in, out := pollableStdio() // stdio.go: through the poller, with raw system calls
+	if err := srv.Run(ctx, &lineTransport{in: in, out: out, maxLine: maxRequestLine, log: log}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		log.Error("server stopped", "err", err)
 		return 1
 	}
