@@ -37,6 +37,7 @@ import (
 	"github.com/ttymux/ttymux/internal/agentlink"
 	"github.com/ttymux/ttymux/internal/agentsock"
 	"github.com/ttymux/ttymux/internal/buildinfo"
+	"github.com/ttymux/ttymux/internal/oneproc"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
@@ -73,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "serve":
+		oneproc.Set() // a server of sessions: one P, unless GOMAXPROCS is set
 		return serve(args[1:], stdout, stderr)
 	case "ls", "list":
 		return ls(args[1:], stdout, stderr)

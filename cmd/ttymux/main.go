@@ -33,6 +33,7 @@ import (
 	"github.com/ttymux/ttymux/internal/agentbuild"
 	"github.com/ttymux/ttymux/internal/audit"
 	"github.com/ttymux/ttymux/internal/buildinfo"
+	"github.com/ttymux/ttymux/internal/oneproc"
 	"github.com/ttymux/ttymux/internal/secretpage"
 	"github.com/ttymux/ttymux/session"
 	"github.com/ttymux/ttymux/transport/agent"
@@ -70,6 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "mcp":
+		oneproc.Set() // a server of calls: one P, unless GOMAXPROCS is set
 		return serve(args, stderr)
 	case "ls":
 		return cmdLs(args, stdout, stderr)
