@@ -64,6 +64,11 @@ const usage = `usage:
 `
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		// A server of sessions: one P, unless GOMAXPROCS is set. Here,
+		// not in run, which tests call in their own process.
+		oneproc.Set()
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -74,7 +79,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "serve":
-		oneproc.Set() // a server of sessions: one P, unless GOMAXPROCS is set
 		return serve(args[1:], stdout, stderr)
 	case "ls", "list":
 		return ls(args[1:], stdout, stderr)

@@ -43,6 +43,11 @@ import (
 )
 
 func main() {
+	if len(os.Args) < 2 || os.Args[1] == "mcp" {
+		// A server of calls: one P, unless GOMAXPROCS is set. Here, not
+		// in run, which tests call in their own process.
+		oneproc.Set()
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -71,7 +76,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "mcp":
-		oneproc.Set() // a server of calls: one P, unless GOMAXPROCS is set
 		return serve(args, stderr)
 	case "ls":
 		return cmdLs(args, stdout, stderr)
