@@ -198,7 +198,7 @@ func TestNoSchemaTagsOutsideCmd(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if n := d.Name(); n == "cmd" || n == "testdata" || strings.HasPrefix(n, ".") && path != root {
+			if n := d.Name(); n == "cmd" || n == "testdata" || n == "third_party" || strings.HasPrefix(n, ".") && path != root {
 				return filepath.SkipDir
 			}
 			return nil
