@@ -28,7 +28,8 @@ import (
 // holds every tool's input and output schema as tools/list sends them,
 // inferred from the parameter and result types (with the descriptions in
 // their jsonschema tags, and resultDocs for the core packages' types) and
-// made portable. The server never infers a schema at start-up, and
+// made portable; output schemas go out without their descriptions
+// (undescribed), which docs/tools.md keeps. The server never infers a schema at start-up, and
 // resolves each on its tool's first call. TestToolSchemasUpToDate fails
 // when the file is stale; `go generate ./cmd/ttymux` (or go test
 // ./cmd/ttymux -run TestToolSchemasUpToDate -update) rewrites it.
@@ -71,6 +72,7 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, O
 		// TestToolSchemasUpToDate says so; until then it costs its
 		// inference.
 		in, out := inferSchemas[In, Out](t.Name)
+		undescribed(out)
 		sc.Input, sc.Output = string(mustJSON(in)), string(mustJSON(out))
 	}
 	in, out := json.RawMessage(sc.Input), json.RawMessage(sc.Output)
@@ -128,7 +130,8 @@ func listSchemas(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // inferSchemas are the schemas of a tool whose parameters are In and whose
-// result is Out, as tools/list sends them.
+// result is Out, as tools/list sends them but for the output schema's
+// descriptions (undescribed).
 func inferSchemas[In, Out any](tool string) (in, out *jsonschema.Schema) {
 	in, out = schemaFor[In](tool), schemaFor[Out](tool)
 	describe(in, reflect.TypeFor[In]())
@@ -409,6 +412,28 @@ func noNulls(v reflect.Value) {
 			noNulls(fv)
 		}
 	}
+}
+
+// undescribed removes every description from sc, in place. An output
+// schema goes out without them: it says which fields a result has and
+// their types, for a client that checks structured content against it.
+// The model reads the tool descriptions and the input schemas'
+// descriptions, which say what a result's fields mean, but not output
+// schemas (Claude Code hands it the structured content alone), while every
+// client reads and decodes the whole tools/list answer at the start of
+// every session: the descriptions were 15 KB of its 49 KB, a fifth of the
+// go-sdk client's CPU at start-up (issue #37; TestToolsListSmall).
+// docs/tools.md still describes every result field (toolsDoc).
+func undescribed(sc *jsonschema.Schema) {
+	if sc == nil {
+		return
+	}
+	sc.Description = ""
+	for _, p := range sc.Properties {
+		undescribed(p)
+	}
+	undescribed(sc.Items)
+	undescribed(sc.AdditionalProperties)
 }
 
 // portable rewrites sc in place: a type array of "null" and one type

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,4 +121,77 @@ func trim(b []byte) string {
 		s = s[:200] + " … " + s[len(s)-200:]
 	}
 	return strings.TrimSpace(s)
+}
+
+// TestToolsListSmall keeps what every client reads and decodes at the start
+// of every session small: output schemas say which fields a result has and
+// their types, without descriptions (undescribed), and the schemas are
+// stored compact, as they go on the wire. The tools/list answer was 49 KB
+// before output schemas lost their descriptions (issue #37); a new tool or
+// parameter that needs more than the budget should be weighed against
+// that cost, then the budget raised.
+func TestToolsListSmall(t *testing.T) {
+	const budget = 36 << 10
+	for name, sc := range toolSchemaTable {
+		var out any
+		if err := json.Unmarshal([]byte(sc.Output), &out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if path := describedAt(out, "outputSchema"); path != "" {
+			t.Errorf("%s: a description in the output schema at %s", name, path)
+		}
+		for what, s := range map[string]string{"input": sc.Input, "output": sc.Output} {
+			var b bytes.Buffer
+			if err := json.Compact(&b, []byte(s)); err != nil || b.String() != s {
+				t.Errorf("%s: the %s schema is not stored compact (go generate ./cmd/ttymux)", name, what)
+			}
+		}
+	}
+	cs := newTestClient(t)
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > budget {
+		t.Errorf("the tools/list answer is %d bytes, over its budget of %d", len(b), budget)
+	}
+}
+
+// describedAt is the path of the first "description" of a schema in v (a
+// decoded JSON schema), or "". A property named description is not one.
+func describedAt(v any, path string) string {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if k == "description" {
+				if _, ok := e.(string); ok {
+					return path
+				}
+			}
+			if k == "properties" {
+				if props, ok := e.(map[string]any); ok {
+					for name, p := range props {
+						if at := describedAt(p, path+".properties."+name); at != "" {
+							return at
+						}
+					}
+					continue
+				}
+			}
+			if at := describedAt(e, path+"."+k); at != "" {
+				return at
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if at := describedAt(e, fmt.Sprintf("%s[%d]", path, i)); at != "" {
+				return at
+			}
+		}
+	}
+	return ""
 }
