@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -486,4 +488,77 @@ func readStamps(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// listCache makes tools/list answers carry their tools as encoded in
+// advance (cachedList); tests turn it off to hold the two to the same
+// bytes (TestToolsListAnswerCached).
+var listCache = true
+
+// cachedList is the receiving middleware that gives the tools/list answer
+// of the plain request every client sends at the start of every session
+// (no cursor, not an MCP Apps client: withApp) its tools as
+// toolschemas_gen.go holds them encoded (toolsListTools), when they are
+// the tools the file was made for. Encoding them was go-sdk's reflective
+// walk of every tool and the compaction of 34 KB, 1.1 ms of the server's
+// CPU at start-up (perf, 100 start-ups; issue #37); the rest of the answer
+// (_meta, resultType, cache hints, which depend on the request's protocol
+// revision and on the build) is still encoded by encoding/json.
+func cachedList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil || !listCache || toolsListTools == "" || appClient(req) {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		if !ok || lr.NextCursor != "" || !sameNames(lr.Tools, tableNames()) {
+			return res, err
+		}
+		return &listAnswer{lr}, nil
+	}
+}
+
+// tableNames are the names of toolschemas_gen.go's tools, sorted as
+// go-sdk lists tools.
+var tableNames = sync.OnceValue(func() []string {
+	return slices.Sorted(maps.Keys(toolSchemaTable))
+})
+
+func sameNames(tools []*mcp.Tool, names []string) bool {
+	if len(tools) != len(names) {
+		return false
+	}
+	for i, t := range tools {
+		if t.Name != names[i] || t.InputSchema == any(schemaInTable) {
+			return false
+		}
+	}
+	return true
+}
+
+// listAnswer is a tools/list answer whose tools are encoded in advance.
+type listAnswer struct {
+	*mcp.ListToolsResult
+}
+
+// MarshalJSON encodes the answer without its tools, as go-sdk's encoder
+// does (HTML not escaped), and puts toolsListTools in their place: tools
+// is the last field of the answer.
+func (a *listAnswer) MarshalJSON() ([]byte, error) {
+	head := *a.ListToolsResult
+	head.Tools = []*mcp.Tool{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&head); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	const empty = `"tools":[]}`
+	if !bytes.HasSuffix(b, []byte(empty)) {
+		return json.Marshal(a.ListToolsResult) // not as go-sdk v1.8.0 lays it out
+	}
+	b = append(b[:len(b)-len(empty)], `"tools":`...)
+	b = append(b, toolsListTools...)
+	return append(b, '}'), nil
 }

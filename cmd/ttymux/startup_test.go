@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestNewServerSkipsSchemaDecoding holds the part of start-up that builds
@@ -194,4 +196,59 @@ func describedAt(v any, path string) string {
 		}
 	}
 	return ""
+}
+
+// TestToolsListAnswerCached holds the tools/list answer whose tools are
+// encoded in advance (cachedList, toolsListTools) to the one go-sdk makes
+// from the registered tools: the same bytes (the client speaks the
+// 2026-07-28 revision, whose answers carry the server's name in _meta), of
+// a server as ttymux mcp builds it; an MCP Apps client gets go-sdk's.
+func TestToolsListAnswerCached(t *testing.T) {
+	answer := func(cache bool, opts *mcp.ClientOptions, params *mcp.ListToolsParams) (string, bool) {
+		saved := listCache
+		listCache = cache
+		defer func() { listCache = saved }()
+		srv := newServer(newTestManager(t), nil)
+		var raw []byte
+		var cached bool
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, method, req)
+				if method == "tools/list" && err == nil {
+					_, cached = res.(*listAnswer)
+					var buf bytes.Buffer
+					enc := json.NewEncoder(&buf)
+					enc.SetEscapeHTML(false) // as jsonrpc2 encodes a result
+					if err := enc.Encode(res); err != nil {
+						t.Fatal(err)
+					}
+					raw = bytes.TrimRight(buf.Bytes(), "\n")
+				}
+				return res, err
+			}
+		})
+		if _, err := connect(t, srv, opts).ListTools(t.Context(), params); err != nil {
+			t.Fatal(err)
+		}
+		return string(raw), cached
+	}
+	got, cached := answer(true, nil, nil)
+	want, _ := answer(false, nil, nil)
+	if !cached {
+		t.Fatal("a plain tools/list was not answered with toolsListTools")
+	}
+	if got != want || !strings.HasSuffix(got, `"tools":`+toolsListTools+"}") {
+		t.Fatalf("the cached answer differs from go-sdk's (go generate ./cmd/ttymux):\n got: %.300s\nwant: %.300s", got, want)
+	}
+	app := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Extensions: map[string]any{uiExtension: map[string]any{}}}}
+	for what, c := range map[string]struct {
+		opts   *mcp.ClientOptions
+		params *mcp.ListToolsParams
+	}{
+		"an MCP Apps client": {app, nil},
+	} {
+		if _, cached := answer(true, c.opts, c.params); cached {
+			t.Errorf("%s was answered from the cache", what)
+		}
+	}
 }
