@@ -219,7 +219,7 @@ func TestTypedHandlerMatchesAddTool(t *testing.T) {
 // field of its type (a field renamed or removed in session, fanout or
 // serial), which describe would skip without a word.
 func TestResultDocsNameFields(t *testing.T) {
-	for typ, docs := range resultDocs {
+	for typ, docs := range resultDocs() {
 		names := map[string]bool{}
 		for i := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
