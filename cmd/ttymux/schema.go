@@ -499,11 +499,14 @@ var listCache = true
 // of the plain request every client sends at the start of every session
 // (no cursor, not an MCP Apps client: withApp) its tools as
 // toolschemas_gen.go holds them encoded (toolsListTools), when they are
-// the tools the file was made for. Encoding them was go-sdk's reflective
-// walk of every tool and the compaction of 34 KB, 1.1 ms of the server's
-// CPU at start-up (perf, 100 start-ups; issue #37); the rest of the answer
-// (_meta, resultType, cache hints, which depend on the request's protocol
-// revision and on the build) is still encoded by encoding/json.
+// the tools the file was made for. go-sdk walked every tool by reflection
+// to encode them, with encoders built for the purpose, before the answer a
+// client waits for at the start of every session (issue #37); now
+// encoding/json only compacts the bytes (as it does any Marshaler's
+// output) and encodes the rest of the answer (_meta, resultType, cache
+// hints, which depend on the request's protocol revision and the build):
+// 0.3-0.6 ms less of the server's CPU per start-up (StartupVsNoop, 3 runs
+// of 60, with the lazy inits of the same round).
 func cachedList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
