@@ -205,6 +205,41 @@ func startOffer(m *session.Manager, srv *mcp.Server, log *slog.Logger) func() {
 	return func() { _ = of.Close() } // best effort at exit
 }
 
+// lazyOffer starts offering the server's sessions (startOffer) at the
+// first tool call, before the call runs: a server has no session to offer
+// before a tool call opens or attaches one, and listening on the socket
+// (the runtime's network poller started, a socket bound and a goroutine)
+// was 0.5 ms of CPU before the first tools/list answer, which a client
+// waits for at the start of every session (issue #37). A server that
+// never gets a tool call never listens.
+type lazyOffer struct {
+	start func() (stop func())
+	once  sync.Once
+	stop  func()
+}
+
+func newLazyOffer(m *session.Manager, srv *mcp.Server, log *slog.Logger) *lazyOffer {
+	return &lazyOffer{start: func() func() { return startOffer(m, srv, log) }}
+}
+
+// middleware starts the offer before the first tools/call is handled.
+func (l *lazyOffer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			l.once.Do(func() { l.stop = l.start() })
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// close stops offering, if the offer started; it never starts one.
+func (l *lazyOffer) close() {
+	l.once.Do(func() {})
+	if l.stop != nil {
+		l.stop()
+	}
+}
+
 // clientName names the MCP client of srv's first session ("" before it
 // said who it is).
 func clientName(srv *mcp.Server) string {

@@ -214,7 +214,11 @@ func serve(args []string, stderr io.Writer) int {
 	fwd := newForwardTool(sshOpener, log.With("component", "forward"))
 	defer fwd.Close() // before the opener closes: it releases its links
 	srv := newServerWith(mgr, log, humanConfig{audit: al, pages: pages}, fan, fwd)
-	defer startOffer(mgr, srv, log)() // consolesrc.go: ttymux web shows this server's sessions
+	// consolesrc.go: ttymux web shows this server's sessions, from the
+	// first tool call on.
+	offer := newLazyOffer(mgr, srv, log)
+	srv.AddReceivingMiddleware(offer.middleware)
+	defer offer.close()
 	if hc.addr != "" {
 		hc.console = managerSource{mgr} // consolesrc.go
 		if err := serveHTTP(ctx, srv, hc, stderr, log); err != nil {

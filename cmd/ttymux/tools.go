@@ -294,7 +294,7 @@ func newServerWith(mgr *session.Manager, log *slog.Logger, hc humanConfig, fan *
 	}
 	registerPrompts(srv)
 	// sync wraps the panic recovery: a call that panicked is synced too.
-	srv.AddReceivingMiddleware(listSchemas, rs.syncAfterTools, recoverPanics(log), checkToolParams, readStamps)
+	srv.AddReceivingMiddleware(cachedList, listSchemas, rs.syncAfterTools, recoverPanics(log), checkToolParams, readStamps)
 	if mgr != nil {
 		registerApp(srv, mgr) // mcpapp.go: the live terminal in the conversation
 	}

@@ -513,3 +513,28 @@ func TestWebRemoteAgentSession(t *testing.T) {
 		t.Fatalf("the read after the person's command: %+v", rd)
 	}
 }
+
+// TestOfferFromFirstToolCall: a server listens on its offer socket from
+// its first tool call on, not at start-up, where the client waits for its
+// tools/list answer (issue #37): no socket after initialize and tools/list,
+// the socket once a tool call has returned, and none after the server
+// exits.
+func TestOfferFromFirstToolCall(t *testing.T) {
+	r := newWebRig(t)
+	s := r.startServer(t, "client-a")
+	sock := console.OfferPath(filepath.Join(r.runtime, "ttymux"), s.cmd.Process.Pid)
+	if _, err := s.cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(sock); err == nil {
+		t.Fatal("the server offers its sessions before any tool call")
+	}
+	call(t, s.cs, "list", map[string]any{}, nil)
+	if fi, err := os.Lstat(sock); err != nil || fi.Mode().Type() != os.ModeSocket {
+		t.Fatalf("no offer socket after a tool call: %v", err)
+	}
+	s.cs.Close() // waits for the server to exit
+	if _, err := os.Lstat(sock); err == nil {
+		t.Fatal("the exited server left its socket")
+	}
+}

@@ -286,14 +286,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	if r.Method == http.MethodGet {
-		_ = formPage.Execute(w, p) // the human's browser went away
+		_ = formPage().Execute(w, p) // the human's browser went away
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
 		p.finish(errors.New("the form could not be read"))
 		w.WriteHeader(http.StatusBadRequest)
-		_ = donePage.Execute(w, "The form could not be read; nothing was typed. Ask for a new page.")
+		_ = donePage().Execute(w, "The form could not be read; nothing was typed. Ask for a new page.")
 		return
 	}
 	secret := r.PostForm.Get("secret")
@@ -303,7 +303,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		msg = "It could not be delivered: " + err.Error()
 	}
-	_ = donePage.Execute(w, msg)
+	_ = donePage().Execute(w, msg)
 }
 
 func (p *Page) finish(err error) {
@@ -311,7 +311,11 @@ func (p *Page) finish(err error) {
 	close(p.answered)
 }
 
-var formPage = template.Must(template.New("form").Parse(`<!doctype html>
+// The pages are parsed on first use, not at package init: every ttymux
+// process links this package, and a client waits for the server's start
+// (issue #37; TestInitIsLazy).
+var formPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("form").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><meta name="referrer" content="same-origin"><title>ttymux: a secret for the terminal</title>
 <style>body{font:16px system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em}input{font:inherit;padding:.3em}</style></head>
 <body><h1>ttymux</h1><p>{{.Prompt}}</p>
@@ -319,7 +323,10 @@ var formPage = template.Must(template.New("form").Parse(`<!doctype html>
 <form method="post" autocomplete="off"><input type="password" name="secret" autofocus required aria-label="secret"> <button type="submit">Send</button></form>
 <p><small>What you type goes straight into the terminal (followed by Enter) or the SSH login; the AI never sees it. This page works once and for 5 minutes.</small></p></body></html>
 `))
+})
 
-var donePage = template.Must(template.New("done").Parse(`<!doctype html>
+var donePage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("done").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>ttymux</title></head><body><p>{{.}}</p></body></html>
 `))
+})
