@@ -330,6 +330,15 @@ func (cl *client) writeLoop(off int64, fgSeq, linkSeq uint64) (why string, err e
 				continue
 			}
 		}
+		if time.Until(held) > 0 {
+			// A flood: what the next reads bring waits for the hold
+			// anyway, so sleep it out rather than wake at each read
+			// first (one wake-up per burst instead of two).
+			if why := cl.holdFlood(hold, held); why != "" {
+				return why, nil
+			}
+			continue
+		}
 		select {
 		case <-wake:
 			if why := cl.holdFlood(hold, held); why != "" {

@@ -14,3 +14,13 @@ func HookMarksNoPromptEnd(s *Session) bool {
 	defer s.mu.Unlock()
 	return s.det.NoB()
 }
+
+// EvaluationsOfLast returns how many times await evaluated s's last command.
+func EvaluationsOfLast(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.evals
+}

@@ -64,6 +64,8 @@ type command struct {
 	// input: the text was input to a program the shell ran (not a command
 	// line for the shell).
 	input bool
+	// evals counts await's evaluations of it (tests: EvaluationsOfLast).
+	evals int
 }
 
 func newCommand(sendOff int64, sent time.Time, typed string, until *regexp.Regexp) *command {
@@ -77,8 +79,9 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	// During a flood, re-evaluating on every chunk costs more than the
-	// reading itself, so evaluations on output are at least coalesceEvery
-	// apart; marks and the end of the session are acted on at once.
+	// reading itself, so evaluations on output are spaced (coalesceFor);
+	// marks and the end of the session are acted on at once.
+	began := time.Now() // s.now may be a test's clock; the spacing is real time
 	coalesce := time.NewTimer(time.Hour)
 	coalesce.Stop()
 	defer coalesce.Stop()
@@ -97,6 +100,9 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	defer hookT.Stop()
 	for {
 		v, changed, marked, needPoll := s.evaluate(c)
+		s.mu.Lock()
+		c.evals++
+		s.mu.Unlock()
 		if v.HookLost {
 			// The prompt came back without the hook's D mark: the
 			// session goes on without the hook (hook.go), and the
@@ -143,7 +149,7 @@ func (s *Session) await(ctx context.Context, c *command, timeout time.Duration, 
 	wait:
 		select {
 		case <-changed:
-			if d := coalesceEvery - time.Since(last); d > 0 && coalesced == nil {
+			if d := coalesceFor(last.Sub(began)) - time.Since(last); d > 0 && coalesced == nil {
 				coalesce.Reset(d)
 				coalesced, changed = coalesce.C, nil
 				goto wait
@@ -281,6 +287,23 @@ func (s *Session) inputRunAsCommand(c *command, v verdict.Verdict) (wait time.Du
 
 // coalesceEvery is the least time between two evaluations woken by output.
 const coalesceEvery = 2 * time.Millisecond
+
+// coalesceMax is the most coalesceFor spaces them.
+const coalesceMax = 20 * time.Millisecond
+
+// coalesceFor is the least time between two evaluations woken by output
+// once a command has been waited for for waited: coalesceEvery at first,
+// then a 32nd of the wait, at most coalesceMax. Each evaluation during a
+// flood costs two wake-ups (the output's, then the spacing timer's), and
+// on a 2-core machine those cost more than the evaluation: at 2 ms apart
+// `seq 1 1000000` (0.7 s) was evaluated 350 times and its in-process
+// server ran a quarter more CPU than at 20 ms (docs/performance.md, issue
+// #37's seq). A verdict that only output gives (a prompt pattern without
+// the hook, until) comes at most a 32nd of the wait late; the hook's
+// marks and the end of the session wake the wait at once.
+func coalesceFor(waited time.Duration) time.Duration {
+	return min(max(coalesceEvery, waited/32), coalesceMax)
+}
 
 // evaluate asks the engine for c's verdict now. It returns the channels
 // closed on the next output and on the next mark (or the end), taken

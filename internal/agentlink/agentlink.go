@@ -61,7 +61,7 @@ func Handshake(ctx context.Context, nc net.Conn) (*Link, error) {
 	}
 	// Modest buffers: a server holds one link per session. Frames larger
 	// than a buffer go through it in part and around it for the rest.
-	l.R, l.W = bufio.NewReaderSize(nc, 16<<10), bufio.NewWriterSize(nc, 4<<10)
+	l.R, l.W = bufio.NewReaderSize(reader(nc), 16<<10), bufio.NewWriterSize(nc, 4<<10)
 	return l, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -288,7 +289,7 @@ func (p *Proc) Read(b []byte) (int, error) {
 				return 0, &fs.PathError{Op: "read", Path: p.master.Name(), Err: p.closedErr(err)}
 			}
 		}
-		n, err := p.master.Read(b)
+		n, err := p.readMaster(b)
 		switch {
 		case n > 0:
 			// Any error comes back on the next call.
@@ -317,6 +318,45 @@ func (p *Proc) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// readMaster reads the master as os.File.Read would, and with the same
+// errors, but with a raw read(2): one the Go scheduler does not see as a
+// system call. A PTY read can sleep in the kernel until the terminal's
+// worker has moved the output along (n_tty_read waits for the flip
+// buffer's work when nothing is queued), tens to hundreds of
+// microseconds during a flood; the runtime's monitor then takes the
+// reader's processor away and hands it to another thread, and keeps
+// waking every 20 µs to look again: during `seq 1 1000000` a third of the
+// server's context switches were that monitor's (issue #37). The
+// descriptor is non-blocking, so the read never waits for output itself:
+// with none queued it returns EAGAIN and the goroutine waits in the
+// poller, where Close and deadlines reach it as with os.File.
+func (p *Proc) readMaster(b []byte) (n int, err error) {
+	var errno syscall.Errno
+	rerr := p.raw.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			if e == syscall.EINTR {
+				continue
+			}
+			if e != 0 {
+				n, errno = 0, e
+			} else {
+				n, errno = int(r), 0
+			}
+			return e != syscall.EAGAIN
+		}
+	})
+	switch {
+	case rerr != nil:
+		return 0, &fs.PathError{Op: "read", Path: p.master.Name(), Err: p.closedErr(rerr)}
+	case errno != 0:
+		return 0, &fs.PathError{Op: "read", Path: p.master.Name(), Err: errno}
+	case n == 0:
+		return 0, io.EOF // as os.File: a hung-up terminal reads 0 bytes
+	}
+	return n, nil
 }
 
 // readNow makes one read(2) on the non-blocking master, bypassing the
