@@ -4,7 +4,8 @@ import (
 	"io"
 	"os"
 	"syscall"
-	"unsafe"
+
+	"github.com/ttymux/ttymux/internal/rawio"
 )
 
 // pollableStdio returns the MCP stream's two ends, stdin and stdout, read
@@ -52,8 +53,8 @@ func pollable(fd int, name string) *os.File {
 	return os.NewFile(uintptr(fd), name) // non-blocking: registered with the poller
 }
 
-// rawReader reads a non-blocking descriptor with raw read(2) calls; the
-// poller waits while there is nothing to read.
+// rawReader reads a non-blocking descriptor with raw read(2) calls
+// (internal/rawio); the poller waits while there is nothing to read.
 type rawReader struct {
 	f  *os.File // keeps the descriptor open while rc is in use
 	rc syscall.RawConn
@@ -65,37 +66,16 @@ func newRawReader(f *os.File) rawReader {
 }
 
 func (r rawReader) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
+	n, err := rawio.Read(r.rc, p)
+	if errno, ok := err.(syscall.Errno); ok {
+		return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: errno}
 	}
-	var n int
-	var errno syscall.Errno
-	err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			r1, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the poller waits for input
-			}
-			n, errno = int(r1), e
-			return true
-		}
-	})
-	switch {
-	case err != nil:
-		return 0, err
-	case errno != 0:
-		return 0, &os.PathError{Op: "read", Path: "stdin", Err: errno}
-	case n == 0:
-		return 0, io.EOF
-	}
-	return n, nil
+	return n, err
 }
 
 // rawWriter writes all of p to a non-blocking descriptor with raw
-// write(2) calls; the poller waits while the reader is behind.
+// write(2) calls (internal/rawio); the poller waits while the reader is
+// behind.
 type rawWriter struct {
 	f  *os.File
 	rc syscall.RawConn
@@ -107,26 +87,9 @@ func newRawWriter(f *os.File) rawWriter {
 }
 
 func (w rawWriter) Write(p []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := w.rc.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			r1, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
-			switch e {
-			case 0:
-				done += int(r1)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // the poller waits for room
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
-	if err == nil && errno != 0 {
-		err = &os.PathError{Op: "write", Path: "stdout", Err: errno}
+	n, err := rawio.Write(w.rc, p)
+	if errno, ok := err.(syscall.Errno); ok {
+		return n, &os.PathError{Op: "write", Path: w.f.Name(), Err: errno}
 	}
-	return done, err
+	return n, err
 }

@@ -15,11 +15,11 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ttymux/ttymux/internal/rawio"
 	"github.com/ttymux/ttymux/transport"
 )
 
@@ -321,8 +321,8 @@ func (p *Proc) Read(b []byte) (int, error) {
 }
 
 // readMaster reads the master as os.File.Read would, and with the same
-// errors, but with a raw read(2): one the Go scheduler does not see as a
-// system call. A PTY read can sleep in the kernel until the terminal's
+// errors, but with a raw read(2) (internal/rawio): one the Go scheduler
+// does not see as a system call. A PTY read can sleep in the kernel until the terminal's
 // worker has moved the output along (n_tty_read waits for the flip
 // buffer's work when nothing is queued), tens to hundreds of
 // microseconds during a flood; the runtime's monitor then takes the
@@ -332,31 +332,15 @@ func (p *Proc) Read(b []byte) (int, error) {
 // descriptor is non-blocking, so the read never waits for output itself:
 // with none queued it returns EAGAIN and the goroutine waits in the
 // poller, where Close and deadlines reach it as with os.File.
-func (p *Proc) readMaster(b []byte) (n int, err error) {
-	var errno syscall.Errno
-	rerr := p.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-			if e == syscall.EINTR {
-				continue
-			}
-			if e != 0 {
-				n, errno = 0, e
-			} else {
-				n, errno = int(r), 0
-			}
-			return e != syscall.EAGAIN
-		}
-	})
-	switch {
-	case rerr != nil:
-		return 0, &fs.PathError{Op: "read", Path: p.master.Name(), Err: p.closedErr(rerr)}
-	case errno != 0:
+func (p *Proc) readMaster(b []byte) (int, error) {
+	n, err := rawio.Read(p.raw, b)
+	if errno, ok := err.(syscall.Errno); ok {
 		return 0, &fs.PathError{Op: "read", Path: p.master.Name(), Err: errno}
-	case n == 0:
-		return 0, io.EOF // as os.File: a hung-up terminal reads 0 bytes
 	}
-	return n, nil
+	if err != nil && err != io.EOF { // as os.File: a hung-up terminal reads 0 bytes, EOF
+		return 0, &fs.PathError{Op: "read", Path: p.master.Name(), Err: p.closedErr(err)}
+	}
+	return n, err
 }
 
 // readNow makes one read(2) on the non-blocking master, bypassing the
