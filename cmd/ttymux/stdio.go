@@ -14,17 +14,13 @@ import (
 // file is returned as it is (O_NONBLOCK is a flag of the open file, which
 // a terminal shares with the shell that started the server).
 //
-// Why: a call that comes after a quiet spell (a model thinking) woke the
-// runtime's monitor thread, which then ran every 20 µs until the process
-// was idle again: a thread blocked in read(2) on stdin, and every
-// read(2) and write(2) made through the os package, announce themselves to
-// the scheduler, and the first one after a quiet spell wakes the monitor.
-// A non-blocking descriptor read with a raw system call never blocks and
-// announces nothing; the poller waits instead. On this project's 2-core VM
-// a no-op call after 20 ms of quiet cost a go-sdk server 0.65-0.85 ms of
-// CPU through blocking stdio, 0.52-0.57 ms through the poller, and
-// 0.42-0.47 ms through the poller with raw calls (docs/performance.md,
-// issue #37).
+// A call that comes after a quiet spell (a model thinking) woke the
+// runtime's monitor thread through stdin's blocking read and the os
+// package's system calls (internal/rawio says how). On this project's
+// 2-core VM a no-op call after 20 ms of quiet cost a go-sdk server
+// 0.65-0.85 ms of CPU through blocking stdio, 0.52-0.57 ms through the
+// poller, and 0.42-0.47 ms through the poller with raw calls
+// (docs/performance.md, issue #37).
 func pollableStdio() (in io.Reader, out io.Writer) {
 	in, out = os.Stdin, os.Stdout
 	if f := pollable(0, "stdin"); f != nil {

@@ -321,17 +321,12 @@ func (p *Proc) Read(b []byte) (int, error) {
 }
 
 // readMaster reads the master as os.File.Read would, and with the same
-// errors, but with a raw read(2) (internal/rawio): one the Go scheduler
-// does not see as a system call. A PTY read can sleep in the kernel until the terminal's
-// worker has moved the output along (n_tty_read waits for the flip
-// buffer's work when nothing is queued), tens to hundreds of
-// microseconds during a flood; the runtime's monitor then takes the
-// reader's processor away and hands it to another thread, and keeps
-// waking every 20 µs to look again: during `seq 1 1000000` a third of the
-// server's context switches were that monitor's (issue #37). The
-// descriptor is non-blocking, so the read never waits for output itself:
-// with none queued it returns EAGAIN and the goroutine waits in the
-// poller, where Close and deadlines reach it as with os.File.
+// errors, but with a raw read(2) (internal/rawio). A PTY read can sleep in
+// the kernel until the terminal's worker has moved the output along, tens
+// to hundreds of microseconds during a flood; a read the scheduler sees
+// then loses its processor to another thread, and the runtime's monitor
+// wakes every 20 µs to look again: during `seq 1 1000000` a third of the
+// server's context switches were that monitor's (issue #37).
 func (p *Proc) readMaster(b []byte) (int, error) {
 	n, err := rawio.Read(p.raw, b)
 	if errno, ok := err.(syscall.Errno); ok {

@@ -12,13 +12,13 @@
 // work (issue #37, docs/performance.md). A descriptor in non-blocking
 // mode never waits in read(2) or write(2): with nothing to read or no
 // room, the goroutine waits in the runtime's poller through
-// syscall.RawConn, where Close and deadlines still reach it.
+// syscall.RawConn, where Close and deadlines still reach it. Elsewhere than
+// Linux the same loops make ordinary system calls (rawio_other.go).
 package rawio
 
 import (
 	"io"
 	"syscall"
-	"unsafe"
 )
 
 // Read reads into b from rc's descriptor, which must be non-blocking. It
@@ -34,7 +34,7 @@ func Read(rc syscall.RawConn, b []byte) (int, error) {
 	var errno syscall.Errno
 	err := rc.Read(func(fd uintptr) bool {
 		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			r, e := sysRead(fd, b)
 			switch e {
 			case syscall.EINTR:
 				continue
@@ -68,7 +68,7 @@ func Write(rc syscall.RawConn, b []byte) (int, error) {
 	var errno syscall.Errno
 	err := rc.Write(func(fd uintptr) bool {
 		for done < len(b) {
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[done])), uintptr(len(b)-done))
+			r, e := sysWrite(fd, b[done:])
 			switch e {
 			case 0:
 				done += int(r)

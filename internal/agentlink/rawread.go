@@ -22,7 +22,8 @@ type rawReader struct {
 }
 
 // reader returns what reads nc: a rawReader when nc is a socket with a
-// descriptor, else nc itself (an SSH channel, a pipe in tests).
+// descriptor, else nc itself (an SSH channel, a pipe in tests). Elsewhere
+// than Linux rawio makes ordinary system calls: the same as nc's Read.
 func reader(nc net.Conn) io.Reader {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
