@@ -2734,6 +2734,28 @@ func resourceSubServer(t *testing.T, subCh, unsubCh chan string) *Server {
 	return s
 }
 
+// waitSubscribers waits until the server records n subscribed sessions for
+// uri. The server calls its SubscribeHandler before it records the
+// subscription, and its UnsubscribeHandler before it forgets it, so a
+// handler's signal alone does not say whether ResourceUpdated will reach the
+// session yet.
+func waitSubscribers(t *testing.T, s *Server, uri string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		got := len(s.resourceSubscriptions[uri])
+		s.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server has %d subscribers for %q after 5s, want %d", got, uri, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // resourceSubEvent is one delivered notifications/resources/updated.
 type resourceSubEvent struct {
 	uri string
@@ -2798,6 +2820,7 @@ func TestResourceSubscriptions_Streamable(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("timed out waiting for SubscribeHandler")
 	}
+	waitSubscribers(t, server, "file:///r1", 1)
 
 	server.ResourceUpdated(ctx, &ResourceUpdatedNotificationParams{URI: "file:///r1"})
 	select {
@@ -2872,6 +2895,7 @@ func TestResourceSubscriptions_InMemory(t *testing.T) {
 		}
 	}
 	waitURI(subCh, "file:///r1")
+	waitSubscribers(t, server, "file:///r1", 1)
 
 	server.ResourceUpdated(ctx, &ResourceUpdatedNotificationParams{URI: "file:///r1"})
 	select {
@@ -2894,9 +2918,9 @@ func TestResourceSubscriptions_InMemory(t *testing.T) {
 	}
 	waitURI(unsubCh, "file:///r1")
 
-	// Updates for an unsubscribed URI MUST NOT be delivered. Give the server
-	// a moment to process the cancellation first.
-	time.Sleep(50 * time.Millisecond)
+	// Updates for an unsubscribed URI MUST NOT be delivered once the server
+	// has processed the cancellation.
+	waitSubscribers(t, server, "file:///r1", 0)
 	server.ResourceUpdated(ctx, &ResourceUpdatedNotificationParams{URI: "file:///r1"})
 	select {
 	case e := <-events:
@@ -3026,6 +3050,8 @@ func TestResourceSubscriptions_MultipleURIs(t *testing.T) {
 	if !gotURIs["file:///r1"] || !gotURIs["file:///r2"] {
 		t.Fatalf("missing SubscribeHandler invocation; got %v", gotURIs)
 	}
+	waitSubscribers(t, server, "file:///r1", 1)
+	waitSubscribers(t, server, "file:///r2", 1)
 
 	// Each update delivers exactly one event tagged with that URI's distinct
 	// subscription ID.
@@ -3055,7 +3081,7 @@ func TestResourceSubscriptions_MultipleURIs(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("timed out waiting for UnsubscribeHandler")
 	}
-	time.Sleep(50 * time.Millisecond) // let server-side cancellation settle
+	waitSubscribers(t, server, "file:///r1", 0) // let server-side cancellation settle
 
 	server.ResourceUpdated(ctx, &ResourceUpdatedNotificationParams{URI: "file:///r1"})
 	server.ResourceUpdated(ctx, &ResourceUpdatedNotificationParams{URI: "file:///r2"})
