@@ -286,6 +286,36 @@ func TestTypedLeavesOutModels(t *testing.T) {
 	}
 }
 
+// TestPersonInputCountsThroughAModel: a person's keys typed through a
+// server's console reach the agent as PersonInput on the server's Model
+// stream: the other clients count them (another server takes them for a
+// person's), the server that sent them does not (they are its own), and
+// the AttachReply advertises CapPersonInput. Before PersonInput, keys
+// through a Model client counted for no one.
+func TestPersonInputCountsThroughAModel(t *testing.T) {
+	ta := startAgent(t, Options{})
+	req := testShell()
+	req.Model = true
+	a := ta.create(t, req)
+	a.waitOutput("$ ")
+	b := ta.attach(t, agentproto.Attach{ID: "s1", FromStart: true, Model: true}, agentproto.StatusAttached)
+	if b.rep.Caps&agentproto.CapPersonInput == 0 {
+		t.Fatalf("AttachReply Caps %b lack CapPersonInput", b.rep.Caps)
+	}
+	const typed = "echo console-$((6*7))\r"
+	a.send(agentproto.PersonInput{Data: []byte(typed)})
+	a.waitOutput("console-42\r\n")
+	b.waitOutput("console-42\r\n")
+	if b.typed != int64(len(typed)) || a.typed != 0 {
+		t.Fatalf("Typed after a person's keys through server a: b %d (want %d), a %d (want 0: its own)", b.typed, len(typed), a.typed)
+	}
+	a.input("echo model-a\r")
+	b.waitOutput("model-a\r\n")
+	if b.typed != int64(len(typed)) {
+		t.Fatalf("Typed after server a's own keys: b %d, want %d", b.typed, len(typed))
+	}
+}
+
 // TestExitAfterAllOutput: Exit comes after the program's last output, with
 // its status; a signal gives 128+n and the signal's name.
 func TestExitAfterAllOutput(t *testing.T) {

@@ -173,15 +173,17 @@ func (cl *client) readLoop(br *bufio.Reader) string {
 		}
 		buf = f.Payload[:0]
 		switch f.Type {
-		case agentproto.TypeInput:
+		case agentproto.TypeInput, agentproto.TypePersonInput:
 			// Written straight from the frame buffer: no copy. Counted
 			// as this client's before the session's count grows; a
-			// model's input is counted nowhere.
-			if !cl.model {
+			// model's input is counted nowhere, unless a person typed it
+			// through the model's client (PersonInput).
+			counted := !cl.model || f.Type == agentproto.TypePersonInput
+			if counted {
 				cl.own.Add(int64(len(f.Payload)))
 			}
-			if n, err := sess.write(f.Payload, !cl.model); err != nil {
-				if !cl.model {
+			if n, err := sess.write(f.Payload, counted); err != nil {
+				if counted {
 					cl.own.Add(int64(n - len(f.Payload)))
 				}
 				sess.log.Debug("write input", "err", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ttymux/ttymux/session/reduce"
 	"github.com/ttymux/ttymux/session/verdict"
+	"github.com/ttymux/ttymux/transport"
 )
 
 // A person may type into a session the model drives: from the console
@@ -25,6 +26,14 @@ import (
 //     (transport.SharedInput: ttymux attach, ttymux web), with or
 //     without the hook.
 //
+// Another model's client — a second server attached to a session the agent
+// keeps (a second window of a model) — types too. The agent counts its
+// input for no one, and a person's keys typed through a server's console
+// as a person's (agentproto.CapPersonInput), so where the agent tells them
+// apart (transport.PersonWriter), command lines with no person's keys
+// counted since the last such lines were another server's, and the note
+// says so instead of "a person typed".
+//
 // What a person left on the line without Enter is personline.go's.
 
 // humanLog is what a person typed that no result has told the model yet.
@@ -33,7 +42,11 @@ type humanLog struct {
 	seen  int64    // marks before this offset were looked at
 	lines []string // command lines a person ran, oldest first
 	more  int      // lines left out of lines (maxHumanLines)
-	keys  int      // bytes a person typed through HumanWrite, or another client of the agent
+	// servers and serversMore are lines another server's model ran, as
+	// lines and more.
+	servers     []string
+	serversMore int
+	keys        int // bytes a person typed through HumanWrite, or another client of the agent
 	// cleared says what a person left on the line that a send cleared
 	// (personline.go).
 	cleared string
@@ -77,6 +90,9 @@ func (s *Session) HumanWrite(p []byte) (int, error) {
 		return 0, ErrClosed
 	}
 	s.recordPerson(p, mark, visible)
+	if pw, ok := s.conn.(transport.PersonWriter); ok {
+		return pw.WritePerson(p) // other servers on the session count them as a person's
+	}
 	return s.conn.Write(p)
 }
 
@@ -97,15 +113,37 @@ func (s *Session) scanHumanLocked(limit int64) {
 		}
 		base = max(base, end)
 	}
+	// Whose lines these are is decided for all of them at once: a
+	// person's keys counted since the last lines make them all a
+	// person's (the keys of two lines may be counted before either
+	// line's mark is scanned).
+	// A line that starts before the agent's counts cover the input
+	// (typed while no server was attached) is a person's.
+	s.takeOthersLocked()
+	servers := int64(-1) // lines from this offset on are another server's
+	if pw, ok := s.conn.(transport.PersonWriter); ok && s.personKeys == s.personAtLines {
+		if from, ok := pw.PersonCounted(); ok {
+			servers = from
+		}
+	}
+	found := false
 	for i, m := range marks {
 		if m.Kind != verdict.MarkCommand || m.Off < base || m.End > limit {
 			continue
 		}
-		if len(s.human.lines) == maxHumanLines {
-			s.human.lines = s.human.lines[1:]
-			s.human.more++
+		lines, more := &s.human.lines, &s.human.more
+		if servers >= 0 && m.Off >= servers {
+			lines, more = &s.human.servers, &s.human.serversMore
 		}
-		s.human.lines = append(s.human.lines, s.typedLineLocked(marks[:i], m))
+		if len(*lines) == maxHumanLines {
+			*lines = (*lines)[1:]
+			*more++
+		}
+		*lines = append(*lines, s.typedLineLocked(marks[:i], m))
+		found = true
+	}
+	if found {
+		s.personAtLines = s.personKeys
 	}
 	s.human.seen = max(s.human.seen, limit)
 }
@@ -181,6 +219,13 @@ func (s *Session) noteHuman(r *Result) {
 	s.human = humanLog{seen: h.seen, line: h.line}
 	secrets := s.secrets
 	s.mu.Unlock()
+	if len(h.servers) > 0 {
+		var b strings.Builder
+		b.WriteString("another ttymux server (a model's, not a person's) ran ")
+		writeLines(&b, h.servers, h.serversMore)
+		b.WriteString(" in this terminal since your last call (not your commands: what they printed is in this result, in earlier after a send)")
+		r.Note = joinNote(r.Note, b.String())
+	}
 	if len(h.lines) == 0 && h.more == 0 && h.keys == 0 && h.cleared == "" {
 		return
 	}
@@ -188,15 +233,7 @@ func (s *Session) noteHuman(r *Result) {
 	b.WriteString("a person typed in this terminal since your last call")
 	if len(h.lines) > 0 {
 		b.WriteString(" and ran ")
-		if h.more > 0 {
-			fmt.Fprintf(&b, "%d command lines, the last: ", h.more+len(h.lines))
-		}
-		for i, l := range h.lines {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%q", l)
-		}
+		writeLines(&b, h.lines, h.more)
 		b.WriteString(" (not your commands: what they printed is in this result, in earlier after a send)")
 	}
 	if h.cleared != "" {
@@ -206,6 +243,20 @@ func (s *Session) noteHuman(r *Result) {
 		fmt.Fprintf(&b, "; the screen now ends with:\n%s", tail)
 	}
 	r.Note = joinNote(r.Note, b.String())
+}
+
+// writeLines writes command lines quoted, after their count when more
+// were left out.
+func writeLines(b *strings.Builder, lines []string, more int) {
+	if more > 0 {
+		fmt.Fprintf(b, "%d command lines, the last: ", more+len(lines))
+	}
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%q", l)
+	}
 }
 
 // screenTailLines is how many of the screen's last lines a note shows.

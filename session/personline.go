@@ -110,6 +110,7 @@ func (s *Session) takeOthersLocked() {
 	n := si.TypedByOthers()
 	if d := n - s.human.line.others; d > 0 {
 		s.human.keys += int(d)
+		s.personKeys += d
 		s.human.line.typed, s.human.line.fromOthers = true, true
 	}
 	s.human.line.others = n
@@ -350,6 +351,7 @@ func (s *Session) personKeysShown() bool {
 func (s *Session) humanTypedLocked(p []byte) {
 	l := &s.human.line
 	s.human.keys += len(p)
+	s.personKeys += int64(len(p))
 	l.typed = true
 	l.tail, l.edited = editTail(l.tail, l.edited, p)
 	if strings.ContainsAny(string(p), "\r\n") {

@@ -96,6 +96,8 @@ type Session struct {
 	openNote      string           // why a persistent open is not persistent, or what attach lost
 	target        transport.Target // what it was opened with (transfer.go)
 	human         humanLog         // what a person typed that no result told yet (human.go)
+	personKeys    int64            // a person's keys counted in all: HumanWrite's and other clients' (human.go)
+	personAtLines int64            // personKeys when command lines no send accounts for were last taken
 	flood         func(on bool)    // Options.Flood, or nil
 }
 

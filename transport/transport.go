@@ -217,6 +217,21 @@ type SharedInput interface {
 	TypedByOthers() int64
 }
 
+// PersonWriter is implemented by Conns whose far end may count a person's
+// input apart from a model's (a session an agent with CapPersonInput
+// holds). WritePerson writes keys a person typed through this server (the
+// console's take-over), which the far end counts in the other clients'
+// TypedByOthers. PersonCounted reports whether the far end tells them
+// apart, and from which output offset its counts cover the input (the
+// session's end when this Conn attached; keys typed before went
+// uncounted): a command line that starts at or after it and that no
+// counted keys explain came from another model's client (a second server
+// on the session), not from a person.
+type PersonWriter interface {
+	WritePerson(p []byte) (int, error)
+	PersonCounted() (from int64, ok bool)
+}
+
 // ExitError reports that the far end ended with a non-zero status or was
 // killed by a signal. Modelled on golang.org/x/crypto/ssh.ExitError.
 type ExitError struct {

@@ -51,12 +51,13 @@ const (
 	TypeRedact      Type = 23 // C→A: mask a range of the session's output (a secret's echo)
 	TypeStamps      Type = 24 // A→C: when the output from each offset arrived
 	TypeTyped       Type = 25 // A→C: how much input other clients wrote
+	TypePersonInput Type = 26 // C→A: Input a person typed through a model's client
 )
 
 func (t Type) String() string {
 	names := [...]string{"", "Create", "Attach", "AttachReply", "List", "ListReply", "Input", "Output",
 		"Resize", "Signal", "Detach", "Exit", "Foreground", "SetMeta", "Kill", "Reply", "Stop", "Gap",
-		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact", "Stamps", "Typed"}
+		"Link", "Break", "Modem", "Hello", "HelloReply", "Redact", "Stamps", "Typed", "PersonInput"}
 	if int(t) < len(names) && names[t] != "" {
 		return names[t]
 	}

@@ -63,6 +63,7 @@ var messages = []struct {
 	{"redact", Redact{From: 10, To: 1 << 33}, TypeRedact},
 	{"stamps", Stamps{Offsets: []int64{0, 4096}, Times: []int64{1764300000000000000, 1764300000123456789}}, TypeStamps},
 	{"typed", Typed{Others: 17}, TypeTyped},
+	{"person input", PersonInput{Data: []byte("ls\r")}, TypePersonInput},
 	{"hello", Hello{TokenPath: "/home/u/.cache/ttymux/agent/v1/agent.token", Nonce: []byte("0123456789abcdef")}, TypeHello},
 	{"hello reply", HelloReply{Status: StatusOK, Proof: []byte("proof")}, TypeHelloReply},
 	{"hello refused", HelloReply{Status: StatusFailed, Message: "permission denied"}, TypeHelloReply},
@@ -362,7 +363,8 @@ func TestTypesNeverRenumbered(t *testing.T) {
 	want := map[Type]byte{TypeCreate: 1, TypeAttach: 2, TypeAttachReply: 3, TypeList: 4, TypeListReply: 5,
 		TypeInput: 6, TypeOutput: 7, TypeResize: 8, TypeSignal: 9, TypeDetach: 10, TypeExit: 11,
 		TypeForeground: 12, TypeSetMeta: 13, TypeKill: 14, TypeReply: 15, TypeStop: 16, TypeGap: 17,
-		TypeLink: 18, TypeBreak: 19, TypeModem: 20, TypeHello: 21, TypeHelloReply: 22, TypeRedact: 23, TypeStamps: 24, TypeTyped: 25}
+		TypeLink: 18, TypeBreak: 19, TypeModem: 20, TypeHello: 21, TypeHelloReply: 22, TypeRedact: 23, TypeStamps: 24, TypeTyped: 25,
+		TypePersonInput: 26}
 	for typ, n := range want {
 		if byte(typ) != n {
 			t.Errorf("%s = %d, want %d", typ, typ, n)

@@ -30,8 +30,8 @@
 // on StatusCreated or StatusAttached the connection then becomes a stream:
 // the agent sends Output, Gap, Foreground, Link (serial sessions), Typed, Reply (to
 // SetMeta, Break and Modem, in order) and finally Exit frames, and the
-// client sends Input, Resize, Signal, SetMeta, Break, Modem and Detach
-// frames. Any request may instead be answered with a Reply whose
+// client sends Input, PersonInput (to an agent with CapPersonInput),
+// Resize, Signal, SetMeta, Break, Modem and Detach frames. Any request may instead be answered with a Reply whose
 // status is not StatusOK (StatusForbidden for a peer of another user,
 // StatusFailed for a request type the agent does not know).
 //
@@ -45,7 +45,8 @@
 // zig-zag varints (encoding/binary), strings and byte slices as a uvarint
 // length then the bytes, lists as a uvarint count then the elements. Two
 // messages end with raw bytes instead: Output (offset varint, then the data
-// to the end of the payload) and Input (the whole payload is data). List and
+// to the end of the payload) and Input and PersonInput (the whole payload
+// is data). List and
 // Detach have empty payloads; Marshal does not take them, send them with
 // WriteFrame(w, TypeList, nil).
 //

@@ -118,10 +118,15 @@ const (
 	// does not read NoReply), so a client that set NoReply without this
 	// capability would take that Reply for the answer to a later request.
 	CapMetaNoReply Caps = 1 << 0
+	// CapPersonInput: the agent takes PersonInput and counts it in the
+	// other clients' Typed, and counts the input of a Model client for no
+	// one. A command no counted keys explain then came from another
+	// model's client.
+	CapPersonInput Caps = 1 << 1
 )
 
 // AgentCaps is what an agent built from this package advertises.
-const AgentCaps = CapMetaNoReply
+const AgentCaps = CapMetaNoReply | CapPersonInput
 
 // SessionInfo describes one session held by the agent.
 type SessionInfo struct {
@@ -227,6 +232,15 @@ type Reply struct {
 
 // Input carries bytes for the terminal.
 type Input struct{ Data []byte }
+
+// PersonInput is Input a person typed through a Model client (the console
+// of a ttymux server driving the session, issue #35): the agent counts it
+// in the other clients' Typed like the input of a client that is not a
+// Model, so a second server takes those keys for a person's and not for
+// the first server's model. A client sends it only to an agent that
+// advertises CapPersonInput: an older agent skips types it does not know,
+// and the keys would be lost.
+type PersonInput struct{ Data []byte }
 
 // Redact, on a stream, asks the agent to overwrite the output bytes
 // [From, To) its ring still holds with '*' (line ends kept): the echo of a
@@ -494,6 +508,8 @@ func Marshal(m any) (Type, []byte) {
 		return TypeOutput, e.b
 	case Input:
 		return TypeInput, append(e.b, m.Data...)
+	case PersonInput:
+		return TypePersonInput, append(e.b, m.Data...)
 	case Gap:
 		e.i(m.From)
 		e.i(m.To)
@@ -649,6 +665,8 @@ func Unmarshal(f Frame) (any, error) {
 		d.b = nil
 	case TypeInput:
 		m = Input{Data: append([]byte(nil), d.b...)}
+	case TypePersonInput:
+		m = PersonInput{Data: append([]byte(nil), d.b...)}
 	case TypeGap:
 		m = Gap{From: d.i("from"), To: d.i("to")}
 	case TypeResize:

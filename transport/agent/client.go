@@ -378,6 +378,7 @@ func (c *Client) open(ctx context.Context, l *link, op, id string, req any) (*Co
 	conn := newConn(ks.ID, l, r.From, log)
 	conn.kind = r.Kind
 	conn.caps = r.Caps
+	conn.countedFrom = r.Session.End
 	return conn, ks, res, nil
 }
 

@@ -32,6 +32,7 @@ var (
 	_ transport.Foregrounder = (*Conn)(nil)
 	_ transport.EchoReporter = (*Conn)(nil)
 	_ transport.SharedInput  = (*Conn)(nil)
+	_ transport.PersonWriter = (*Conn)(nil)
 )
 
 // Conn is an attachment to a session held by the agent. It implements
@@ -48,6 +49,9 @@ type Conn struct {
 	log  *slog.Logger
 	kind agentproto.Kind // set before the Conn is handed out; serial.go
 	caps agentproto.Caps // the agent's, from its AttachReply; set likewise
+	// countedFrom is the session's output end when this Conn attached:
+	// Typed counts the input from then on (PersonCounted). Set likewise.
+	countedFrom int64
 
 	// The reader's own state: touched only by the goroutine in Read.
 	rbuf    []byte              // frame buffer, reused
@@ -322,14 +326,36 @@ func (c *Conn) sendFrame(t agentproto.Type, p []byte, asking bool, ch chan agent
 // Write sends p to the session's terminal as one or more Input frames of
 // at most 32 KiB. It blocks while the agent does not keep up; Close
 // unblocks it.
-func (c *Conn) Write(p []byte) (int, error) {
+func (c *Conn) Write(p []byte) (int, error) { return c.write(agentproto.TypeInput, p) }
+
+// WritePerson is Write for keys a person typed through this client (the
+// console's take-over of a server's session): an agent with
+// CapPersonInput counts them in the other clients' Typed, though this
+// client types for a model. An older agent gets plain Input (it would
+// skip a frame it does not know, and the keys would be lost).
+func (c *Conn) WritePerson(p []byte) (int, error) {
+	if c.caps&agentproto.CapPersonInput == 0 {
+		return c.Write(p)
+	}
+	return c.write(agentproto.TypePersonInput, p)
+}
+
+// PersonCounted reports whether the agent counts a person's input apart
+// from a model's (CapPersonInput), and the session's end when this Conn
+// attached, from which Typed covers the input
+// (transport.PersonWriter).
+func (c *Conn) PersonCounted() (int64, bool) {
+	return c.countedFrom, c.caps&agentproto.CapPersonInput != 0
+}
+
+func (c *Conn) write(t agentproto.Type, p []byte) (int, error) {
 	if err := c.linkDown(); err != nil {
 		return 0, err
 	}
 	n := 0
 	for len(p) > 0 {
 		chunk := p[:min(len(p), maxInput)]
-		if err := c.send(agentproto.TypeInput, chunk); err != nil {
+		if err := c.send(t, chunk); err != nil {
 			return n, err
 		}
 		n += len(chunk)

@@ -60,6 +60,7 @@ var (
 	_ transport.EchoReporter = (*Resilient)(nil)
 	_ transport.LinkStater   = (*Resilient)(nil)
 	_ transport.SharedInput  = (*Resilient)(nil)
+	_ transport.PersonWriter = (*Resilient)(nil)
 )
 
 // NewResilient wraps c, a fresh attachment, so that Read re-attaches
@@ -213,6 +214,19 @@ func (r *Resilient) Write(p []byte) (int, error) {
 	}
 	return r.conn().Write(p)
 }
+
+// WritePerson sends keys a person typed through this client
+// (Conn.WritePerson).
+func (r *Resilient) WritePerson(p []byte) (int, error) {
+	if err := r.downError(); err != nil {
+		return 0, err
+	}
+	return r.conn().WritePerson(p)
+}
+
+// PersonCounted reports the current attachment's Conn.PersonCounted:
+// keys typed while the link was down went uncounted.
+func (r *Resilient) PersonCounted() (int64, bool) { return r.conn().PersonCounted() }
 
 // Resize changes the session's window size.
 func (r *Resilient) Resize(ctx context.Context, sz transport.Size) error {
