@@ -93,7 +93,13 @@ func (l *Link) Guard(ctx context.Context, fn func() error) error {
 		}
 		return err
 	}
-	return l.Conn.SetDeadline(time.Time{})
+	// Clearing the deadline is best effort: the agent closes a connection
+	// after its one reply to List, Kill and Stop, and a net.Pipe whose far
+	// end closed (a remote agent's SSH channel, pipeConn) refuses
+	// SetDeadline with io.ErrClosedPipe though the reply was read whole.
+	// A later read or write on a closed link reports it itself.
+	_ = l.Conn.SetDeadline(time.Time{})
+	return nil
 }
 
 // Send writes one frame and flushes. The caller serialises writes.

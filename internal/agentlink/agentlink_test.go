@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"testing"
@@ -64,6 +65,57 @@ func TestCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if lr, ok := m.(agentproto.ListReply); !ok || len(lr.Sessions) != 1 || lr.Sessions[0].ID != "s1" {
+		t.Fatalf("reply %#v", m)
+	}
+}
+
+// TestCallAgentClosesAfterReply: the agent closes the connection after
+// its one reply to List, Kill and Stop. Over a remote host the link is a
+// net.Pipe fed from the SSH channel, whose SetDeadline fails with
+// io.ErrClosedPipe once the far end is closed: the reply, read whole, is
+// still the answer. Before, clearing the deadline after the reply made
+// List fail with "io: read/write on closed pipe" whenever the channel's
+// end came first (1 in 30 runs of TestRemoteDeployAndReuse under load).
+func TestCallAgentClosesAfterReply(t *testing.T) {
+	c, agent := net.Pipe()
+	t.Cleanup(func() { c.Close() })
+	go func() {
+		defer agent.Close()
+		r := bufio.NewReader(agent)
+		// A net.Pipe does not buffer: the client's header is read first.
+		if agentproto.ReadHeader(r) != nil || agentproto.WriteHeader(agent) != nil {
+			return
+		}
+		if f, err := agentproto.ReadFrame(r, nil); err != nil || f.Type != agentproto.TypeList {
+			return
+		}
+		typ, p := agentproto.Marshal(agentproto.ListReply{Sessions: []agentproto.SessionInfo{{ID: "s1"}}})
+		_ = agentproto.WriteFrame(agent, typ, p)
+	}()
+	l, err := Handshake(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m any
+	err = l.Guard(t.Context(), func() error {
+		if err := l.Send(agentproto.TypeList, nil); err != nil {
+			return err
+		}
+		var err error
+		if m, err = l.Reply(agentproto.TypeListReply); err != nil {
+			return err
+		}
+		// The agent's end closes before the deadline is cleared.
+		_, err = l.R.Peek(1)
+		if !errors.Is(err, io.EOF) {
+			return fmt.Errorf("after the reply: %v, want EOF", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("a call answered in full, then closed: %v", err)
+	}
+	if lr, ok := m.(agentproto.ListReply); !ok || len(lr.Sessions) != 1 {
 		t.Fatalf("reply %#v", m)
 	}
 }
