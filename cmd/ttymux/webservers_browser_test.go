@@ -194,4 +194,5 @@ func TestWebAgentNoticeInChromium(t *testing.T) {
 	if !strings.Contains(notice, "the agent's sessions are not shown") || !strings.Contains(notice, sock) {
 		t.Fatalf("the notice: %q", notice)
 	}
+	shot(t, ctx, "console-agent-notice.png")
 }
