@@ -252,18 +252,26 @@ func TestTypedCountsOtherClients(t *testing.T) {
 	}
 }
 
-// TestTypedLeavesOutModels: two servers on one session (two windows of a
-// model on a persistent session) and a person's ttymux attach. Only the
-// person's keys count in Typed; a server's (Create.Model, Attach.Model)
-// count nowhere, so one server does not take the other for a person.
-// Before Model, a's count grew with b's keys.
-func TestTypedLeavesOutModels(t *testing.T) {
+// twoServers starts an agent with a shell session that server a created
+// and server b attached to, both as Model clients, a at its first prompt.
+func twoServers(t *testing.T) (*testAgent, *tconn, *tconn) {
+	t.Helper()
 	ta := startAgent(t, Options{})
 	req := testShell()
 	req.Model = true
 	a := ta.create(t, req)
 	a.waitOutput("$ ")
 	b := ta.attach(t, agentproto.Attach{ID: "s1", FromStart: true, Model: true}, agentproto.StatusAttached)
+	return ta, a, b
+}
+
+// TestTypedLeavesOutModels: two servers on one session (two windows of a
+// model on a persistent session) and a person's ttymux attach. Only the
+// person's keys count in Typed; a server's (Create.Model, Attach.Model)
+// count nowhere, so one server does not take the other for a person.
+// Before Model, a's count grew with b's keys.
+func TestTypedLeavesOutModels(t *testing.T) {
+	ta, a, b := twoServers(t)
 	person := ta.attach(t, agentproto.Attach{ID: "s1", FromEnd: true, Tail: 100}, agentproto.StatusAttached)
 	b.input("echo from-$((1+1))-b\r")
 	a.waitOutput("from-2-b\r\n")
@@ -293,12 +301,7 @@ func TestTypedLeavesOutModels(t *testing.T) {
 // the AttachReply advertises CapPersonInput. Before PersonInput, keys
 // through a Model client counted for no one.
 func TestPersonInputCountsThroughAModel(t *testing.T) {
-	ta := startAgent(t, Options{})
-	req := testShell()
-	req.Model = true
-	a := ta.create(t, req)
-	a.waitOutput("$ ")
-	b := ta.attach(t, agentproto.Attach{ID: "s1", FromStart: true, Model: true}, agentproto.StatusAttached)
+	_, a, b := twoServers(t)
 	if b.rep.Caps&agentproto.CapPersonInput == 0 {
 		t.Fatalf("AttachReply Caps %b lack CapPersonInput", b.rep.Caps)
 	}
